@@ -1,0 +1,36 @@
+# One way to lint, type-check, test and build; .ci/run calls these targets too.
+UV ?= uv
+export UV_PYTHON_DOWNLOADS := never
+RUN := $(UV) run --locked --all-packages
+
+.DEFAULT_GOAL := help
+.PHONY: help sync lint format typecheck test check build bench
+
+help: ## Show the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
+
+sync: ## Install every package and the dev tools from uv.lock into .venv
+	$(UV) sync --locked --all-packages
+
+lint: ## ruff: lint rules and formatting
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+format: ## Apply ruff's fixes and formatting
+	$(RUN) ruff check --fix .
+	$(RUN) ruff format .
+
+typecheck: ## pyright, strict on every package's src/
+	$(RUN) pyright
+
+test: ## pytest: every package's tests and tests/, with coverage of entire_core
+	$(RUN) pytest --cov=entire_core --cov-report=term --cov-fail-under=90
+
+check: lint typecheck test ## What CI runs: lint, type check, tests
+
+build: ## Build every wheel and sdist into dist/
+	rm -rf dist
+	$(UV) build --all-packages --no-sources --out-dir dist
+
+bench: ## Benchmarks: subcommands against bare interpreter start-up
+	$(RUN) python tools/bench/bench.py subcommands

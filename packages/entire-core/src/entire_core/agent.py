@@ -1,0 +1,265 @@
+"""The ``Agent`` base class and one mixin per protocol capability.
+
+An agent package subclasses ``Agent`` and the mixins for what it supports; ``info.capabilities`` is
+computed from the mixins, so a declaration can never drift from what is implemented. The base class
+carries the defaults of every always-required subcommand (session storage, transcript reading,
+chunking, resume command). This module is imported on every call, so it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, ClassVar
+
+    from entire_core.protocol import AgentSession, HookInput
+    from entire_core.types import CompactTranscript, Event, TokenUsage
+
+MAX_TRANSCRIPT_BYTES = 10 * 1024 * 1024
+"""The CLI caps a plugin's stdout at 10 MiB; a bigger transcript must fail clearly, not be cut."""
+
+
+class Command:
+    """A human command an agent adds beside the protocol subcommands (``doctor``, ``trust``, ...)."""
+
+    __slots__ = ("summary", "target")
+
+    def __init__(self, target: str, summary: str) -> None:
+        self.target = target  # "package.module:function"; the function takes (agent, argv) -> int
+        self.summary = summary
+
+
+class Agent:
+    """Base of every plugin: ``info`` metadata plus the defaults of the always-required subcommands."""
+
+    name: ClassVar[str]
+    """Registry name; the console script is ``entire-agent-<name>``. Never a built-in's name."""
+    type: ClassVar[str]
+    """Display name and the agent type key in checkpoint metadata. Never a built-in's type."""
+    description: ClassVar[str]
+    version: ClassVar[str] = "0"
+    is_preview: ClassVar[bool] = False
+    protected_dirs: ClassVar[tuple[str, ...]] = ()
+    protected_files: ClassVar[tuple[str, ...]] = ()
+    caller_env_vars: ClassVar[tuple[str, ...]] = ()
+    session_file_suffix: ClassVar[str] = ".json"
+    commands: ClassVar[Mapping[str, Command]] = {}
+
+    def __init__(self, env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.cwd = cwd if cwd is not None else os.getcwd()
+
+    @classmethod
+    def capabilities(cls) -> dict[str, bool]:
+        """The ``info.capabilities`` object, derived from the mixins this class inherits."""
+        caps = {mixin.capability: issubclass(cls, mixin) for mixin in CAPABILITY_MIXINS}
+        caps["streaming_text_generator"] = False  # the CLI has no plugin method for it
+        return caps
+
+    @classmethod
+    def has(cls, capability: str) -> bool:
+        """True if the agent implements ``capability`` (a wire name such as ``"hooks"``)."""
+        return any(m.capability == capability and issubclass(cls, m) for m in CAPABILITY_MIXINS)
+
+    @property
+    def repo_root(self) -> str:
+        """``ENTIRE_REPO_ROOT`` as given, else the enclosing git worktree of the cwd, else the cwd."""
+        root = self.env.get("ENTIRE_REPO_ROOT", "")
+        if root:
+            return root
+        here = self.cwd
+        while True:
+            if os.path.exists(os.path.join(here, ".git")):
+                return here
+            parent = os.path.dirname(here)
+            if parent == here:
+                return self.cwd
+            here = parent
+
+    def home(self) -> str:
+        """The user's home directory as this process's environment gives it."""
+        return self.env.get("HOME") or self.env.get("USERPROFILE") or os.path.expanduser("~")
+
+    # -- always-required subcommands ---------------------------------------------------------------
+
+    def detect(self) -> bool:
+        """Whether the agent is in use in this repository (``detect``)."""
+        return False
+
+    def get_session_id(self, hook_input: HookInput) -> str:
+        """The session id of a hook input (``get-session-id``); legacy, unused by new CLIs."""
+        return hook_input.session_id
+
+    def get_session_dir(self, repo_path: str) -> str:
+        """Where this agent's session files live for a repository (``get-session-dir``)."""
+        from entire_core import sessions
+
+        return sessions.default_session_dir(repo_path or self.repo_root, self.name)
+
+    def resolve_session_file(self, session_dir: str, session_id: str) -> str:
+        """The file that holds ``session_id`` inside ``session_dir`` (``resolve-session-file``)."""
+        from entire_core import validate
+
+        return os.path.join(session_dir, validate.session_id(session_id) + self.session_file_suffix)
+
+    def read_session(self, hook_input: HookInput) -> AgentSession:
+        """The stored session a hook input points at (``read-session``)."""
+        from entire_core import sessions
+
+        return sessions.read_session(self, hook_input)
+
+    def write_session(self, session: AgentSession) -> None:
+        """Restore a session's native data where the agent will find it (``write-session``)."""
+        from entire_core import sessions
+
+        sessions.write_session(self, session)
+
+    def read_transcript(self, session_ref: str) -> bytes:
+        """The transcript's bytes, exactly as stored (``read-transcript``)."""
+        from entire_core import sessions
+
+        return sessions.read_transcript_file(session_ref)
+
+    def chunk_transcript(self, content: bytes, max_size: int) -> list[bytes]:
+        """Split a transcript into pieces of at most ``max_size`` bytes (``chunk-transcript``)."""
+        from entire_core import chunking
+
+        return chunking.chunk(content, max_size)
+
+    def reassemble_transcript(self, chunks: list[bytes]) -> bytes:
+        """Join chunks made by ``chunk_transcript`` back into the original bytes."""
+        from entire_core import chunking
+
+        return chunking.reassemble(chunks)
+
+    def format_resume_command(self, session_id: str) -> str:
+        """The command a user runs to continue a session (``format-resume-command``)."""
+        return f"{self.name} --resume {session_id}"
+
+
+# -- capability mixins -------------------------------------------------------------------------------
+
+
+class HookSupport:
+    """Capability ``hooks``: install hooks into the agent's config and turn its payloads into events."""
+
+    capability: ClassVar[str] = "hooks"
+    hook_names: ClassVar[tuple[str, ...]] = ()
+
+    def parse_hook(self, hook: str, payload: Any) -> Event | None:
+        """Map a native hook payload (decoded JSON, or None when absent or not JSON) to an event."""
+        raise NotImplementedError
+
+    def install_hooks(self, *, force: bool = False) -> int:
+        """Install our hooks; return how many were added (0 when all were already present)."""
+        raise NotImplementedError
+
+    def uninstall_hooks(self) -> None:
+        """Remove our hooks and nothing else."""
+        raise NotImplementedError
+
+    def are_hooks_installed(self) -> bool:
+        """True if any of our hooks is installed."""
+        raise NotImplementedError
+
+
+class TranscriptAnalyzer:
+    """Capability ``transcript_analyzer``: positions, modified files, prompts and summary."""
+
+    capability: ClassVar[str] = "transcript_analyzer"
+
+    def get_transcript_position(self, path: str) -> int:
+        """The current end of the transcript in this agent's offset unit; 0 for a missing file."""
+        raise NotImplementedError
+
+    def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
+        """Files the session changed after ``offset``, and the position they were read up to."""
+        raise NotImplementedError
+
+    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
+        """What the user typed after ``offset``, oldest first."""
+        raise NotImplementedError
+
+    def extract_summary(self, session_ref: str) -> str | None:
+        """The last assistant message, or None when there is none."""
+        raise NotImplementedError
+
+
+class TranscriptPreparer:
+    """Capability ``transcript_preparer``: make sure the transcript file is complete before it is read."""
+
+    capability: ClassVar[str] = "transcript_preparer"
+
+    def prepare_transcript(self, session_ref: str) -> None:
+        """Flush or materialise the transcript at ``session_ref``."""
+        raise NotImplementedError
+
+
+class TokenCalculator:
+    """Capability ``token_calculator``: token usage of a transcript range."""
+
+    capability: ClassVar[str] = "token_calculator"
+
+    def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
+        """Token usage of ``transcript`` after ``offset``."""
+        raise NotImplementedError
+
+
+class TranscriptCompactor:
+    """Capability ``compact_transcript``: a compact JSONL rendering of the session."""
+
+    capability: ClassVar[str] = "compact_transcript"
+
+    def compact_transcript(self, session_ref: str) -> CompactTranscript:
+        """The compact transcript of the session at ``session_ref``."""
+        raise NotImplementedError
+
+
+class TextGenerator:
+    """Capability ``text_generator``: run the agent non-interactively to answer a prompt."""
+
+    capability: ClassVar[str] = "text_generator"
+
+    def generate_text(self, prompt: str, model: str) -> str:
+        """The agent's final answer to ``prompt``."""
+        raise NotImplementedError
+
+
+class HookResponseWriter:
+    """Capability ``hook_response_writer``: a message in the agent's native hook-output format."""
+
+    capability: ClassVar[str] = "hook_response_writer"
+
+    def write_hook_response(self, message: str) -> bytes:
+        """The bytes the agent expects on a hook's stdout to show ``message``."""
+        raise NotImplementedError
+
+
+class SubagentAwareExtractor:
+    """Capability ``subagent_aware_extractor``: files and tokens including subagent transcripts."""
+
+    capability: ClassVar[str] = "subagent_aware_extractor"
+
+    def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
+        """Files changed after ``offset`` by the session and every subagent it ran."""
+        raise NotImplementedError
+
+    def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
+        """Token usage after ``offset``, with subagents' usage in ``subagent_tokens``."""
+        raise NotImplementedError
+
+
+CAPABILITY_MIXINS: tuple[type[Any], ...] = (
+    HookSupport,
+    TranscriptAnalyzer,
+    TranscriptPreparer,
+    TokenCalculator,
+    TranscriptCompactor,
+    TextGenerator,
+    HookResponseWriter,
+    SubagentAwareExtractor,
+)
+"""Every capability an agent can declare. ``streaming_text_generator`` has no plugin method in the CLI."""

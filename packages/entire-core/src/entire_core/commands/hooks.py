@@ -1,0 +1,61 @@
+"""``parse-hook``, ``install-hooks``, ``uninstall-hooks`` and ``are-hooks-installed``."""
+
+from __future__ import annotations
+
+from entire_core import validate
+from entire_core.agent import HookSupport
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from entire_core.agent import Agent
+    from entire_core.cli import Flags
+
+NO_EVENT = b"null\n"
+"""The CLI needs the literal ``null`` for "no event"; empty stdout is an error there."""
+
+
+def decode_payload(stdin: bytes) -> object:
+    """The hook payload as JSON, or None when stdin is empty or not JSON (never an error)."""
+    text = stdin.removeprefix(b"\xef\xbb\xbf").strip()
+    if not text:
+        return None
+    import json
+
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, object]:
+    """Map the hook payload to an event, or ``null`` when the hook means nothing to Entire."""
+    assert isinstance(agent, HookSupport)
+    hook = flags.str_("hook")
+    if hook not in agent.hook_names:
+        return NO_EVENT
+    event = agent.parse_hook(hook, decode_payload(stdin))
+    if event is None:
+        return NO_EVENT
+    if event.session_id:
+        validate.session_id(event.session_id)
+    validate.tool_id(event.tool_use_id, "tool_use_id")
+    validate.tool_id(event.subagent_id, "subagent_id")
+    return event.to_wire()
+
+
+def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it."""
+    assert isinstance(agent, HookSupport)
+    return {"hooks_installed": int(agent.install_hooks(force=flags.bool_("force")))}
+
+
+def uninstall_hooks(agent: Agent, flags: Flags, stdin: bytes) -> None:
+    """Remove our hooks."""
+    assert isinstance(agent, HookSupport)
+    agent.uninstall_hooks()
+
+
+def are_hooks_installed(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Whether our hooks are installed."""
+    assert isinstance(agent, HookSupport)
+    return {"installed": bool(agent.are_hooks_installed())}

@@ -1,0 +1,66 @@
+"""Reading and writing a config file's text, keeping its UTF-8 byte order mark, for every editor."""
+
+from __future__ import annotations
+
+import codecs
+from typing import NamedTuple
+
+from entire_core.errors import ConfigError
+from entire_core.fsutil import atomic_write, remove_file
+
+
+class Original(NamedTuple):
+    """A config file as found: its text without the BOM, whether it had one, and whether it existed."""
+
+    text: str
+    bom: bool
+    existed: bool
+
+
+def read_original(path: str, *, create: bool) -> Original:
+    """Read ``path`` as UTF-8; a missing file is empty text when ``create`` allows, else ConfigError."""
+    try:
+        with open(path, "rb") as file:
+            raw = file.read()
+    except FileNotFoundError:
+        if not create:
+            raise ConfigError(f"{path} does not exist") from None
+        return Original("", bom=False, existed=False)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    bom = raw.startswith(codecs.BOM_UTF8)
+    try:
+        text = raw[len(codecs.BOM_UTF8) if bom else 0 :].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: not UTF-8 (byte {exc.start})") from None
+    return Original(text, bom=bom, existed=True)
+
+
+def write_text(path: str, text: str, original: Original) -> None:
+    """Atomically replace ``path`` with ``text``, restoring the BOM the original had."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.reason} in the new text") from None
+    atomic_write(path, codecs.BOM_UTF8 + data if original.bom else data)
+
+
+class ConfigDocument:
+    """What every editor yields: the file's path, whether it existed, and a way to delete it instead."""
+
+    def __init__(self, path: str, existed: bool) -> None:
+        self.path = path
+        self.existed = existed
+        self.deleted = False
+
+    def delete(self) -> None:
+        """Remove the file on exit instead of writing it (for uninstalling a file we created)."""
+        self.deleted = True
+
+
+def delete_file(path: str) -> None:
+    """Remove ``path`` (the link, if it is a symlink), turning OS errors into ConfigError."""
+    try:
+        remove_file(path)
+    except OSError as exc:
+        raise ConfigError(f"cannot delete {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,103 @@
+"""Atomic file writes that keep symlinks and modes, and leave no partial files behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+_REPLACE_RETRY_SECONDS = 1.0
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> str:
+    """Replace ``path`` with ``data`` all at once and return the file actually written.
+
+    A symlink is followed, so the link stays a link and its target gets the new bytes. The existing
+    file's permission bits are kept; a new file gets ``mode`` or the usual ``0o666 & ~umask``. The
+    bytes go to a temporary file in the same directory, are fsynced, then ``os.replace``d over the
+    target, so readers see the old file or the new one, never a mix. Parent directories are created.
+    """
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
+    os.makedirs(directory, exist_ok=True)
+    try:
+        keep_mode: int | None = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        keep_mode = None
+    final_mode = (
+        keep_mode if keep_mode is not None else (mode if mode is not None else 0o666 & ~_current_umask())
+    )
+
+    tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, final_mode)
+        _replace(tmp, target)
+    except BaseException:
+        remove_file(tmp)
+        raise
+    _fsync_directory(directory)
+    return target
+
+
+def _replace(src: str, dst: str) -> None:
+    # On Windows a reader (an editor, an antivirus scan) can hold the target open for a moment.
+    deadline = time.monotonic() + _REPLACE_RETRY_SECONDS
+    while True:
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if sys.platform != "win32" or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _fsync_directory(directory: str) -> None:
+    if sys.platform == "win32":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_file(path: str) -> bool:
+    """Delete ``path`` if it exists; a symlink itself is removed, not its target."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def remove_empty_dirs(directory: str, stop_at: str) -> None:
+    """Remove ``directory`` and its parents while they are empty, never ``stop_at`` or above it."""
+    stop = os.path.realpath(stop_at)
+    current = directory
+    while os.path.realpath(current) != stop and os.path.realpath(current).startswith(stop + os.sep):
+        try:
+            os.rmdir(current)
+        except OSError:  # not empty, already gone, or not ours to remove
+            return
+        current = os.path.dirname(current)

@@ -1,0 +1,94 @@
+"""Default session storage: where sessions live, reading them, and restoring them for resume."""
+
+from __future__ import annotations
+
+import os
+
+from entire_core import fsutil, validate
+from entire_core.agent import MAX_TRANSCRIPT_BYTES
+from entire_core.errors import AgentError, InvalidInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from entire_core.agent import Agent
+    from entire_core.protocol import AgentSession, HookInput
+
+_MAX_NATIVE_DATA = MAX_TRANSCRIPT_BYTES * 3 // 4
+"""Base64 grows data by 4/3 and the CLI reads at most 10 MiB of our stdout."""
+
+
+def default_session_dir(repo_path: str, agent_name: str) -> str:
+    """``<repo>/.entire/tmp/entire-agent-<name>``: inside Entire's git-ignored scratch directory."""
+    return os.path.join(repo_path, ".entire", "tmp", f"entire-agent-{agent_name}")
+
+
+def read_transcript_file(session_ref: str) -> bytes:
+    """The bytes of a transcript file; one over the CLI's 10 MiB limit is an error, never cut short."""
+    validate.external_path(session_ref, "session_ref")
+    with open(session_ref, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_TRANSCRIPT_BYTES:
+            raise AgentError(
+                f"transcript {session_ref} is {size} bytes, over the Entire CLI's "
+                f"{MAX_TRANSCRIPT_BYTES}-byte limit for one answer"
+            )
+        return f.read(MAX_TRANSCRIPT_BYTES + 1)
+
+
+def read_session(agent: Agent, hook_input: HookInput) -> AgentSession:
+    """The session a hook input names, with its transcript bytes when the file exists."""
+    from entire_core.protocol import AgentSession
+
+    session_id = hook_input.session_id
+    if session_id:
+        validate.session_id(session_id)
+    ref = hook_input.session_ref
+    if ref:
+        validate.external_path(ref, "session_ref")
+    elif session_id:
+        ref = agent.resolve_session_file(agent.get_session_dir(agent.repo_root), session_id)
+    else:
+        raise InvalidInput("read-session needs a session_id or a session_ref")
+    data: bytes | None = None
+    try:
+        with open(ref, "rb") as f:
+            if os.fstat(f.fileno()).st_size > _MAX_NATIVE_DATA:
+                raise AgentError(f"session file {ref} is too large to return within the CLI's 10 MiB limit")
+            data = f.read()
+    except FileNotFoundError:
+        data = None
+    return AgentSession(
+        session_id=session_id,
+        agent_name=agent.name,
+        repo_path=agent.repo_root,
+        session_ref=ref,
+        native_data=data,
+    )
+
+
+def restore_target(agent: Agent, session: AgentSession) -> str:
+    """The file ``write-session`` may write, checked the way the CLI's own pre-flight does and more.
+
+    Absolute references must not contain ``..`` and, when the CLI names the repository, must lie in
+    the agent's session directory; relative ones are keys inside that directory.
+    """
+    session_id = validate.session_id(session.session_id)
+    repo = session.repo_path or agent.repo_root
+    base = agent.get_session_dir(repo)
+    ref = session.session_ref
+    if not ref:
+        return agent.resolve_session_file(base, session_id)
+    validate.external_path(ref, "session_ref")
+    if not os.path.isabs(ref):
+        return validate.path_within(base, ref)
+    if session.repo_path:
+        validate.path_within(base, ref)
+    return ref
+
+
+def write_session(agent: Agent, session: AgentSession) -> None:
+    """Write the session's native data verbatim and atomically where ``restore_target`` says."""
+    target = restore_target(agent, session)
+    if session.native_data is None:
+        return
+    fsutil.atomic_write(target, session.native_data)

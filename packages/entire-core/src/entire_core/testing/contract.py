@@ -1,0 +1,557 @@
+"""The contract kit: standard tests every agent package runs by subclassing ``AgentContract``.
+
+    class TestCodexContract(AgentContract):
+        agent_cls = CodexAgent
+        transcript_cases = [TranscriptCase(...)]
+        hook_cases = [HookCase(...)]
+
+Every call goes through the real dispatcher (``entire_core.cli.run``) in a sandbox with its own repo
+root and home, and every JSON answer is validated against the pydantic wire models in strict mode,
+so the fast pydantic-free paths can never drift from the wire definition. Set ``script`` to the path
+of an installed console script to run the same tests black-box, one process per call.
+
+A subclass may skip a standard test only by naming it in ``skip_reasons`` with a reason; overriding a
+standard test method is an error (``test_no_overridden_standard_tests``). Requires pytest.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from entire_core.agent import Agent
+from entire_core.testing.runner import InProcessRunner, Result, Sandbox, ScriptRunner
+
+BUILTIN_NAMES = frozenset(
+    [
+        "claude-code",
+        "codex",
+        "gemini",
+        "gemini-cli",
+        "cursor",
+        "opencode",
+        "copilot-cli",
+        "factoryai-droid",
+        "pi",
+    ]
+)
+BUILTIN_TYPES = frozenset(
+    [
+        "Claude Code",
+        "Codex",
+        "Gemini CLI",
+        "Gemini",
+        "Cursor",
+        "OpenCode",
+        "Copilot CLI",
+        "Factory AI Droid",
+        "Pi",
+    ]
+)
+HOSTILE_IDS = [
+    "../x",
+    "a/b",
+    "a\\b",
+    "..",
+    ".",
+    "C:evil",
+    "a:b",
+    "*",
+    "a?b",
+    "a[b",
+    "x\0y",
+    "",
+    " ",
+    "CON",
+    "nul.txt",
+]
+
+
+class TranscriptCase:
+    """A recorded transcript with exact expectations for the analyzer subcommands."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        offset: int = 0,
+        position: int | None = None,
+        modified_files: list[str] | None = None,
+        prompts: list[str] | None = None,
+        summary: str | None = None,
+        tokens: dict[str, Any] | None = None,
+        all_modified_files: list[str] | None = None,
+        subagents_dir: str = "",
+        total_tokens: dict[str, Any] | None = None,
+    ) -> None:
+        self.path = path
+        self.offset = offset
+        self.position = position
+        self.modified_files = modified_files
+        self.prompts = prompts
+        self.summary = summary
+        self.tokens = tokens
+        self.all_modified_files = all_modified_files
+        self.subagents_dir = subagents_dir
+        self.total_tokens = total_tokens
+
+    def __repr__(self) -> str:
+        return f"TranscriptCase({self.path.name}, offset={self.offset})"
+
+
+class HookCase:
+    """A recorded native hook payload and the exact event (or None) ``parse-hook`` must answer."""
+
+    def __init__(self, hook: str, payload: bytes | Path, expected: dict[str, Any] | None) -> None:
+        self.hook = hook
+        self.payload = payload.read_bytes() if isinstance(payload, Path) else payload
+        self.expected = expected
+        self.name = payload.name if isinstance(payload, Path) else hook
+
+    def __repr__(self) -> str:
+        return f"HookCase({self.hook}, {self.name})"
+
+
+class Env:
+    """One test's sandbox and a ``call`` that runs a subcommand and validates its answer."""
+
+    def __init__(self, sandbox: Sandbox, runner: InProcessRunner | ScriptRunner) -> None:
+        self.sandbox = sandbox
+        self.runner = runner
+
+    @property
+    def repo(self) -> Path:
+        return self.sandbox.repo
+
+    def raw(self, *args: str, stdin: bytes = b"") -> Result:
+        """Run a subcommand and return what happened, unchecked."""
+        return self.runner(*args, stdin=stdin)
+
+    def call(self, *args: str, stdin: bytes = b"") -> Any:
+        """Run a subcommand that must succeed; return its decoded answer, validated strictly."""
+        result = self.raw(*args, stdin=stdin)
+        assert result.code == 0, f"{args[0]} failed: {result!r}"
+        return check_answer(args[0], result.stdout)
+
+    def fails(self, *args: str, stdin: bytes = b"") -> Result:
+        """Run a subcommand that must fail cleanly: non-zero exit, one line on stderr, empty stdout."""
+        result = self.raw(*args, stdin=stdin)
+        assert result.code != 0, f"{args[0]} should have failed: {result!r}"
+        assert result.stdout == b"", f"{args[0]} printed on stdout while failing: {result!r}"
+        assert_one_line_error(result)
+        return result
+
+
+def assert_one_line_error(result: Result) -> None:
+    """stderr holds exactly one non-empty line and no traceback."""
+    text = result.error
+    assert text.strip(), f"no message on stderr: {result!r}"
+    assert "Traceback" not in text, f"traceback on stderr: {result!r}"
+    assert len(text.strip().splitlines()) == 1, f"more than one line on stderr: {result!r}"
+
+
+def check_answer(subcommand: str, stdout: bytes) -> Any:
+    """Validate a successful answer the way Go's decoder and our pydantic models see it; return it decoded."""
+    from entire_core.protocol import ANSWER_MODELS
+
+    if subcommand in ("read-transcript", "reassemble-transcript", "write-hook-response"):
+        return stdout
+    if subcommand in ("write-session", "uninstall-hooks", "prepare-transcript"):
+        return None
+    assert stdout.endswith(b"\n"), f"{subcommand}: JSON answer must end with a newline: {stdout[:200]!r}"
+    assert stdout.count(b"\n") == 1, f"{subcommand}: more than one line on stdout: {stdout[:200]!r}"
+    value = json.loads(stdout)
+    if subcommand == "parse-hook" and value is None:
+        assert stdout.strip() == b"null"
+        return None
+    model = ANSWER_MODELS[subcommand]
+    model.model_validate_json(stdout, strict=True)
+    return value
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class AgentContract:
+    """Standard tests for one agent class. Subclass it in a ``test_*.py`` module."""
+
+    agent_cls: ClassVar[type[Agent]]
+    script: ClassVar[str | None] = None
+    skip_reasons: ClassVar[dict[str, str]] = {}
+    transcript_cases: ClassVar[list[TranscriptCase]] = []
+    hook_cases: ClassVar[list[HookCase]] = []
+    extra_env: ClassVar[dict[str, str]] = {}
+
+    def prepare_repo(self, sandbox: Sandbox) -> None:
+        """Hook for agents: set up the repository and home before each test (e.g. a config dir)."""
+
+    @pytest.fixture(autouse=True)
+    def _honour_skips(self, request: pytest.FixtureRequest) -> None:
+        name = request.node.originalname
+        reason = self.skip_reasons.get(str(name))
+        if reason is not None:
+            pytest.skip(reason)
+
+    @pytest.fixture
+    def env(self, tmp_path: Path) -> Env:
+        sandbox = Sandbox(tmp_path, extra_env=dict(self.extra_env))
+        self.prepare_repo(sandbox)
+        runner: InProcessRunner | ScriptRunner
+        runner = (
+            ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
+        )
+        return Env(sandbox, runner)
+
+    def _has(self, capability: str) -> bool:
+        return self.agent_cls.has(capability)
+
+    def _hook_names(self) -> tuple[str, ...]:
+        from entire_core.agent import HookSupport
+
+        return self.agent_cls.hook_names if issubclass(self.agent_cls, HookSupport) else ()
+
+    def _require(self, capability: str) -> None:
+        if not self._has(capability):
+            pytest.skip(f"{self.agent_cls.name} does not declare {capability}")
+
+    # -- the kit guards itself -------------------------------------------------------------------------
+
+    def test_no_overridden_standard_tests(self) -> None:
+        standard = {n for n in vars(AgentContract) if n.startswith("test_")}
+        for klass in type(self).__mro__:
+            if klass is AgentContract:
+                break
+            overridden = standard & set(vars(klass))
+            assert not overridden, (
+                f"{klass.__name__} overrides standard tests {sorted(overridden)}; use skip_reasons"
+            )
+        unknown = set(self.skip_reasons) - standard
+        assert not unknown, f"skip_reasons names unknown tests: {sorted(unknown)}"
+        assert all(r.strip() for r in self.skip_reasons.values()), "every skip needs a reason"
+
+    # -- info -----------------------------------------------------------------------------------------------
+
+    def test_info(self, env: Env) -> None:
+        info = env.call("info")
+        cls = self.agent_cls
+        assert info["protocol_version"] == 1
+        assert info["name"] == cls.name and info["name"] not in BUILTIN_NAMES
+        assert info["type"] and info["type"] not in BUILTIN_TYPES
+        assert info["description"].strip()
+        assert info["capabilities"] == cls.capabilities()
+        assert bool(info["hook_names"]) == cls.has("hooks")
+        for name in info["hook_names"]:
+            assert name and not name.startswith("-") and " " not in name, f"bad hook name {name!r}"
+        for var in info["caller_env_vars"]:
+            assert var.isupper() and 2 <= len(var) <= 64, var
+        for path in info["protected_dirs"] + info["protected_files"]:
+            assert path and not os.path.isabs(path) and ".." not in path.split("/"), path
+
+    def test_help_and_version(self, env: Env) -> None:
+        result = env.raw("--help")
+        assert result.code == 0 and b"info" in result.stdout and result.stderr == b""
+        version = env.raw("--version")
+        assert version.code == 0 and self.agent_cls.version.encode() in version.stdout
+
+    def test_unknown_and_missing_subcommand(self, env: Env) -> None:
+        result = env.fails("this-subcommand-does-not-exist")
+        assert b"this-subcommand-does-not-exist" in result.stderr
+        assert env.raw().code != 0
+
+    def test_unknown_flag(self, env: Env) -> None:
+        env.fails("detect", "--no-such-flag", "x")
+        env.fails("get-session-dir", "--repo-path")
+
+    def test_detect(self, env: Env) -> None:
+        assert isinstance(env.call("detect")["present"], bool)
+
+    # -- sessions -----------------------------------------------------------------------------------------
+
+    def test_get_session_id(self, env: Env) -> None:
+        payload = {
+            "hook_type": "agent-spawn",
+            "session_id": "test-session-abc",
+            "session_ref": "",
+            "timestamp": "",
+        }
+        assert env.call("get-session-id", stdin=json.dumps(payload).encode())["session_id"]
+        payload["session_id"] = ""
+        env.call("get-session-id", stdin=json.dumps(payload).encode())
+
+    def test_session_dir_and_file(self, env: Env) -> None:
+        session_dir = env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]
+        assert session_dir
+        session_file = env.call(
+            "resolve-session-file", "--session-dir", session_dir, "--session-id", "abc-123"
+        )["session_file"]
+        assert "abc-123" in session_file
+
+    @pytest.mark.parametrize("hostile", HOSTILE_IDS)
+    def test_hostile_session_ids_are_refused(self, env: Env, hostile: str) -> None:
+        if "\0" in hostile and isinstance(env.runner, ScriptRunner):
+            pytest.skip("a NUL byte cannot be passed in argv")
+        env.fails("resolve-session-file", "--session-dir", str(env.repo), "--session-id", hostile)
+        before = env.sandbox.snapshot()
+        session = {"session_id": hostile, "agent_name": self.agent_cls.name, "repo_path": str(env.repo),
+                   "session_ref": "", "native_data": _b64(b"x")}  # fmt: skip
+        env.fails("write-session", stdin=json.dumps(session).encode())
+        assert env.sandbox.snapshot() == before
+
+    def test_write_then_read_session(self, env: Env) -> None:
+        session_dir = env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]
+        ref = env.call("resolve-session-file", "--session-dir", session_dir, "--session-id", "roundtrip-1")[
+            "session_file"
+        ]
+        data = self.sample_session_bytes()
+        # Exactly what the newest CLI sends on resume: null lists and Go's zero time.
+        session = {"session_id": "roundtrip-1", "agent_name": self.agent_cls.name, "repo_path": str(env.repo),
+                   "session_ref": ref, "start_time": "0001-01-01T00:00:00Z", "native_data": _b64(data),
+                   "modified_files": None, "new_files": None, "deleted_files": None}  # fmt: skip
+        env.call("write-session", stdin=json.dumps(session).encode())
+        assert Path(ref).read_bytes() == data
+        hook_input = {
+            "hook_type": "agent-spawn",
+            "session_id": "roundtrip-1",
+            "session_ref": ref,
+            "timestamp": "",
+        }
+        read = env.call("read-session", stdin=json.dumps(hook_input).encode())
+        assert read["session_id"] == "roundtrip-1"
+        assert read["agent_name"] == self.agent_cls.name
+        assert read["repo_path"] == str(env.repo)
+        assert read["session_ref"] == ref
+        assert base64.b64decode(read["native_data"]) == data
+        assert read["modified_files"] == [] and read["new_files"] == [] and read["deleted_files"] == []
+
+    def sample_session_bytes(self) -> bytes:
+        """Transcript bytes used by the session round trip; agents may return a real transcript."""
+        return b'{"test": true}\r\n\xff\xfe not utf-8 \n'
+
+    def test_write_session_outside_session_dir_is_refused(self, env: Env) -> None:
+        outside = env.sandbox.root / "elsewhere" / "x.json"
+        session = {"session_id": "s-1", "agent_name": self.agent_cls.name, "repo_path": str(env.repo),
+                   "session_ref": str(outside), "native_data": _b64(b"x")}  # fmt: skip
+        env.fails("write-session", stdin=json.dumps(session).encode())
+        session["session_ref"] = str(env.repo / ".." / "x.json")
+        env.fails("write-session", stdin=json.dumps(session).encode())
+        assert not outside.exists() and not (env.sandbox.root / "x.json").exists()
+
+    @pytest.mark.parametrize(
+        ("subcommand", "stdin"),
+        [
+            ("get-session-id", b'{"session_id":'),
+            ("read-session", b'{"session_id":'),
+            ("write-session", b'{"session_id":'),
+            ("write-session", b'{"session_id": 5}'),
+            ("write-session", b'{"session_id": "s", "native_data": "-__-"}'),
+            ("write-session", b"[]"),
+            ("reassemble-transcript", b'{"chunks":'),
+            ("reassemble-transcript", b'{"chunks": ["not base64!"]}'),
+            ("reassemble-transcript", b'{"chunks": "abc"}'),
+            ("read-session", b""),
+        ],
+    )
+    def test_bad_json_input_fails_cleanly(self, env: Env, subcommand: str, stdin: bytes) -> None:
+        before = env.sandbox.snapshot()
+        env.fails(subcommand, stdin=stdin)
+        assert env.sandbox.snapshot() == before
+
+    def test_format_resume_command(self, env: Env) -> None:
+        command = env.call("format-resume-command", "--session-id", "test-session-123")["command"]
+        assert "test-session-123" in command
+        env.fails("format-resume-command", "--session-id", "../../etc")
+
+    # -- transcripts ---------------------------------------------------------------------------------------
+
+    def test_read_transcript_is_byte_exact(self, env: Env) -> None:
+        data = b'{"a": 1}\r\n{"b": "\xc3\xa9"}\n\xff\xfe\x00 no final newline'
+        path = env.repo / "t.jsonl"
+        path.write_bytes(data)
+        assert env.call("read-transcript", "--session-ref", str(path)) == data
+
+    def test_read_transcript_over_the_cli_limit_fails(self, env: Env) -> None:
+        path = env.repo / "big.jsonl"
+        path.write_bytes(b'{"x": "' + b"a" * (10 * 1024 * 1024) + b'"}\n')
+        assert b"10" in env.fails("read-transcript", "--session-ref", str(path)).stderr
+        env.fails("read-transcript", "--session-ref", str(env.repo / "missing.jsonl"))
+
+    @pytest.mark.parametrize(
+        "content",
+        [b"", b"x", b"line\n" * 200, b"a\r\nb\r\n", b"no newline at end", b"\n\n\n", bytes(range(256)) * 9],
+    )
+    def test_chunk_and_reassemble(self, env: Env, content: bytes) -> None:
+        for max_size in (1, 7, 512, 1 << 20):
+            chunks: list[str] = (
+                env.call("chunk-transcript", "--max-size", str(max_size), stdin=content)["chunks"] or []
+            )
+            decoded = [base64.b64decode(c, validate=True) for c in chunks]
+            assert all(len(c) <= max_size for c in decoded)
+            if len(content) > max_size:
+                assert len(decoded) >= 2
+            elif content:
+                assert len(decoded) == 1
+            joined = env.call("reassemble-transcript", stdin=json.dumps({"chunks": chunks}).encode())
+            assert joined == content
+
+    def test_chunk_rejects_bad_sizes(self, env: Env) -> None:
+        for size in ("0", "-5", "abc", "1.5", ""):
+            env.fails("chunk-transcript", "--max-size", size, stdin=b"test")
+
+    def test_reassemble_accepts_null_and_empty(self, env: Env) -> None:
+        assert env.call("reassemble-transcript", stdin=b'{"chunks": null}') == b""
+        assert env.call("reassemble-transcript", stdin=b'{"chunks": []}') == b""
+
+    def test_base64_is_standard_alphabet(self, env: Env) -> None:
+        chunks = env.call("chunk-transcript", "--max-size", "100", stdin=b"\xfb\xff\xfe\x3e\x3f")["chunks"]
+        assert chunks == ["+//+Pj8="]
+
+    # -- hooks ----------------------------------------------------------------------------------------------
+
+    def test_hooks_lifecycle(self, env: Env) -> None:
+        self._require("hooks")
+        before = env.sandbox.snapshot()
+        assert env.call("are-hooks-installed")["installed"] is False
+        first = env.call("install-hooks")["hooks_installed"]
+        assert first > 0
+        assert env.call("are-hooks-installed")["installed"] is True
+        after_install = env.sandbox.snapshot()
+        assert env.call("install-hooks")["hooks_installed"] == 0
+        assert env.sandbox.snapshot() == after_install, "a second install changed files"
+        assert env.call("install-hooks", "--force")["hooks_installed"] == first
+        env.call("install-hooks", "--local-dev")
+        env.call("uninstall-hooks")
+        assert env.call("are-hooks-installed")["installed"] is False
+        assert env.sandbox.snapshot() == before, "uninstall did not restore the repository"
+        env.call("uninstall-hooks")
+
+    def test_parse_hook_without_payload(self, env: Env) -> None:
+        self._require("hooks")
+        for hook in self._hook_names():
+            for stdin in (
+                b"",
+                b"   ",
+                b"not json",
+                b"[1, 2]",
+                b'{"unexpected": {"shape": [1]}}',
+                b"\xff\xfe",
+            ):
+                event = env.call("parse-hook", "--hook", hook, stdin=stdin)
+                assert event is None or event["type"] >= 1
+
+    def test_parse_hook_compliance_suite_payload(self, env: Env) -> None:
+        self._require("hooks")
+        for hook in self._hook_names():
+            payload: dict[str, str] = {"hook_type": hook, "session_id": "test-session-hook", "session_ref": "",
+                       "timestamp": "2026-01-01T00:00:00Z", "user_prompt": "test prompt"}  # fmt: skip
+            event = env.call("parse-hook", "--hook", hook, stdin=json.dumps(payload).encode())
+            assert event is None or (event["type"] >= 1 and event["session_id"])
+
+    def test_parse_hook_unknown_hook_is_null(self, env: Env) -> None:
+        self._require("hooks")
+        assert env.call("parse-hook", "--hook", "no-such-hook", stdin=b'{"session_id": "x"}') is None
+
+    def test_recorded_hook_payloads(self, env: Env) -> None:
+        self._require("hooks")
+        if not self.hook_cases:
+            pytest.skip("no recorded hook payloads given")
+        for case in self.hook_cases:
+            event = env.call("parse-hook", "--hook", case.hook, stdin=case.payload)
+            assert event == case.expected, f"{case!r}: got {event!r}"
+
+    # -- analyzer -------------------------------------------------------------------------------------------
+
+    def test_analyzer_on_odd_files(self, env: Env) -> None:
+        self._require("transcript_analyzer")
+        assert env.call("get-transcript-position", "--path", str(env.repo / "missing.json"))["position"] == 0
+        odd = env.repo / "odd.json"
+        odd.write_bytes(b"{}")
+        assert env.call("get-transcript-position", "--path", str(odd))["position"] >= 0
+        files = env.call("extract-modified-files", "--path", str(odd), "--offset", "999")
+        assert not files["files"]
+        assert not env.call("extract-prompts", "--session-ref", str(odd), "--offset", "999")["prompts"]
+        env.call("extract-prompts", "--session-ref", str(odd), "--offset", "0")
+        env.call("extract-summary", "--session-ref", str(odd))
+        env.fails("extract-modified-files", "--path", str(odd), "--offset", "-1")
+
+    def test_recorded_transcripts(self, env: Env) -> None:
+        self._require("transcript_analyzer")
+        if not self.transcript_cases:
+            pytest.skip("no recorded transcripts given")
+        for case in self.transcript_cases:
+            self._check_case(env, case)
+
+    def _check_case(self, env: Env, case: TranscriptCase) -> None:
+        path, offset = str(case.path), str(case.offset)
+        position = env.call("get-transcript-position", "--path", path)["position"]
+        if case.position is not None:
+            assert position == case.position, case
+        answer = env.call("extract-modified-files", "--path", path, "--offset", offset)
+        if case.modified_files is not None:
+            assert sorted(answer["files"] or []) == sorted(case.modified_files), case
+        again = env.call(
+            "extract-modified-files", "--path", path, "--offset", str(answer["current_position"])
+        )
+        assert not again["files"], f"{case}: reading from current_position found files again"
+        if case.prompts is not None:
+            assert (
+                env.call("extract-prompts", "--session-ref", path, "--offset", offset)["prompts"]
+                == case.prompts
+            )
+        if case.summary is not None:
+            summary = env.call("extract-summary", "--session-ref", path)
+            assert summary == {"summary": case.summary, "has_summary": bool(case.summary)}, case
+        data = case.path.read_bytes()
+        if case.tokens is not None and self._has("token_calculator"):
+            assert env.call("calculate-tokens", "--offset", offset, stdin=data) == case.tokens, case
+        if self._has("subagent_aware_extractor"):
+            flags = ("--offset", offset, "--subagents-dir", case.subagents_dir)
+            if case.all_modified_files is not None:
+                files: list[str] = env.call("extract-all-modified-files", *flags, stdin=data)["files"] or []
+                assert sorted(files) == sorted(case.all_modified_files), case
+            if case.total_tokens is not None:
+                assert env.call("calculate-total-tokens", *flags, stdin=data) == case.total_tokens, case
+        if self._has("compact_transcript"):
+            compact = env.call("compact-transcript", "--session-ref", path)
+            lines = base64.b64decode(compact["transcript"]).decode("utf-8").splitlines()
+            assert lines and all(isinstance(json.loads(line), dict) for line in lines), case
+
+    def test_preparer(self, env: Env) -> None:
+        self._require("transcript_preparer")
+        if not self.transcript_cases:
+            pytest.skip("no recorded transcripts given")
+        env.call("prepare-transcript", "--session-ref", str(self.transcript_cases[0].path))
+
+    def test_token_calculator_on_odd_input(self, env: Env) -> None:
+        self._require("token_calculator")
+        for stdin in (b"{}", b"", b"garbage\n", b"\xff\n"):
+            usage = env.call("calculate-tokens", "--offset", "0", stdin=stdin)
+            assert all(v >= 0 for k, v in usage.items() if k != "subagent_tokens")
+
+    def test_subagent_extractor_on_odd_input(self, env: Env) -> None:
+        self._require("subagent_aware_extractor")
+        subagents = env.repo / "subagents"
+        subagents.mkdir()
+        for directory in (str(subagents), ""):
+            flags = ("--offset", "0", "--subagents-dir", directory)
+            env.call("extract-all-modified-files", *flags, stdin=b"{}")
+            env.call("calculate-total-tokens", *flags, stdin=b"{}")
+
+    def test_hook_response_writer(self, env: Env) -> None:
+        self._require("hook_response_writer")
+        out = env.call("write-hook-response", "--message", "compliance test response\nsecond line")
+        assert out
+
+    def test_capability_not_declared_fails_cleanly(self, env: Env) -> None:
+        from entire_core.cli import SUBCOMMANDS
+
+        missing = [n for n, s in SUBCOMMANDS.items() if s.capability and not self._has(s.capability)]
+        if not missing:
+            pytest.skip("the agent declares every capability")
+        for name in missing:
+            env.fails(name)

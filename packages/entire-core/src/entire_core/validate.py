@@ -1,0 +1,94 @@
+"""Checks for identifiers and paths that come from outside before they touch the filesystem.
+
+Session ids reach us from hook payloads and from checkpoint metadata on a shared branch, so they are
+attacker-influenced. The rules are a superset of the Entire CLI's ``ValidateSessionID``: whatever we
+accept, the CLI accepts too, and nothing we accept can name another directory.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.errors import InvalidInput
+
+_FORBIDDEN_IN_SESSION_ID = frozenset('/\\:*?[]"<>|\0')
+_TOOL_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_WINDOWS_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"COM{i}" for i in range(10)]
+    + [f"LPT{i}" for i in range(10)]
+)
+_MAX_ID_LENGTH = 255
+
+
+def session_id(value: str) -> str:
+    """Return ``value`` if it is safe as a single path component and as the CLI's session id."""
+    if not value or not value.strip():
+        raise InvalidInput("session id is empty")
+    if len(value) > _MAX_ID_LENGTH:
+        raise InvalidInput(f"session id is longer than {_MAX_ID_LENGTH} characters")
+    bad = next((c for c in value if c in _FORBIDDEN_IN_SESSION_ID or ord(c) < 0x20 or c == "\x7f"), None)
+    if bad is not None:
+        raise InvalidInput(f"session id {value!r} contains the forbidden character {bad!r}")
+    if ".." in value or value == ".":
+        raise InvalidInput(f"session id {value!r} contains a relative path component")
+    if value != value.strip() or value.endswith("."):
+        raise InvalidInput(f"session id {value!r} has leading or trailing spaces or a trailing dot")
+    if value.split(".", 1)[0].upper() in _WINDOWS_DEVICES:
+        raise InvalidInput(f"session id {value!r} is a reserved device name on Windows")
+    return value
+
+
+def tool_id(value: str, what: str = "tool_use_id") -> str:
+    """Return ``value`` if it is empty or matches ``[A-Za-z0-9_-]+`` (tool-use and subagent ids)."""
+    if len(value) > _MAX_ID_LENGTH:
+        raise InvalidInput(f"{what} is longer than {_MAX_ID_LENGTH} characters")
+    if not _TOOL_ID_CHARS.issuperset(value):
+        raise InvalidInput(f"{what} {value!r} may only contain letters, digits, '_' and '-'")
+    return value
+
+
+def has_parent_reference(path: str) -> bool:
+    """True if ``path`` has a ``..`` component under either separator."""
+    return ".." in path.replace("\\", "/").split("/")
+
+
+def path_within(base: str, path: str) -> str:
+    """Return ``path`` joined onto ``base`` if the result stays inside ``base`` after resolving links.
+
+    Relative paths are taken relative to ``base``. The returned path is the joined, unresolved one:
+    callers echo it back, and resolving would turn ``/var`` into ``/private/var`` on macOS.
+    """
+    if "\0" in path:
+        raise InvalidInput("path contains a NUL byte")
+    if not path:
+        raise InvalidInput("path is empty")
+    joined = os.path.join(base, path)
+    real_base = os.path.realpath(base)
+    real = os.path.realpath(joined)
+    if not _is_within(real_base, real):
+        raise InvalidInput(f"path {path!r} is outside {base!r}")
+    return joined
+
+
+def _is_within(base: str, path: str) -> bool:
+    if os.name == "nt":
+        base, path = os.path.normcase(base), os.path.normcase(path)
+    try:
+        return os.path.commonpath([base, path]) == base
+    except ValueError:  # different drives on Windows
+        return False
+
+
+def external_path(value: str, what: str) -> str:
+    """Return a path given to us on the command line or in JSON if it is safe to read or write.
+
+    It must be non-empty, free of NUL bytes and free of ``..`` components, which the CLI never sends.
+    """
+    if not value:
+        raise InvalidInput(f"{what} is empty")
+    if "\0" in value:
+        raise InvalidInput(f"{what} contains a NUL byte")
+    if has_parent_reference(value):
+        raise InvalidInput(f"{what} {value!r} contains a '..' component")
+    return value

@@ -1,0 +1,113 @@
+"""The dispatcher's IO rules, observed from outside the process as the Entire CLI sees them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from entire_core.cli import SUBCOMMANDS
+from entire_core.testing.contract import assert_one_line_error
+from entire_core.testing.runner import ScriptRunner
+
+
+def test_info_is_one_json_value_and_a_newline(sample: ScriptRunner) -> None:
+    result = sample("info")
+    assert result.code == 0 and result.stderr == b""
+    assert result.stdout.endswith(b"}\n") and result.stdout.count(b"\n") == 1
+    assert json.loads(result.stdout)["protocol_version"] == 1
+
+
+def test_no_event_is_the_literal_null(sample: ScriptRunner) -> None:
+    assert sample("parse-hook", "--hook", "stop", stdin=b"").stdout == b"null\n"
+    assert sample("parse-hook", "--hook", "stop", stdin=None).stdout == b"null\n"
+
+
+def test_parse_hook_does_not_hang_on_a_silent_open_pipe(sample_script: Path, sample: ScriptRunner) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        started = time.monotonic()
+        proc = subprocess.run(
+            [str(sample_script), "parse-hook", "--hook", "stop"],
+            stdin=read_end, capture_output=True, env=sample.sandbox.env, cwd=sample.sandbox.repo, timeout=20,
+        )  # fmt: skip
+        elapsed = time.monotonic() - started
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert (proc.returncode, proc.stdout) == (0, b"null\n")
+    assert elapsed < 15  # bounded, not a timing claim: without the bound this would hang until the timeout
+
+
+def test_raw_answers_are_byte_exact(sample: ScriptRunner, tmp_path: Path) -> None:
+    data = bytes(range(256)) + b"\r\n\r\nno newline"
+    path = tmp_path / "t.bin"
+    path.write_bytes(data)
+    assert sample("read-transcript", "--session-ref", str(path)).stdout == data
+    chunks = json.loads(sample("chunk-transcript", "--max-size", "100", stdin=data).stdout)
+    assert sample("reassemble-transcript", stdin=json.dumps(chunks).encode()).stdout == data
+
+
+def test_agent_output_cannot_reach_stdout(sample: ScriptRunner) -> None:
+    # The sample's doctor is a human command and prints; protocol subcommands must never do that.
+    # ``generate-text`` runs agent code; a print() there must land on stderr, not in the answer.
+    result = sample("generate-text", "--model", "m", stdin=b"hello")
+    assert json.loads(result.stdout) == {"text": "sample answer (m): hello"}
+
+
+def test_usage_errors(sample: ScriptRunner) -> None:
+    for args in ([], ["nope"], ["--nope"], ["info", "--x"], ["info", "extra"]):
+        result = sample(*args)
+        assert result.code != 0 and result.stdout == b""
+        assert_one_line_error(result)
+
+
+def test_help_lists_subcommands_and_human_commands(sample: ScriptRunner) -> None:
+    result = sample("--help")
+    assert result.code == 0
+    for name in SUBCOMMANDS:
+        assert name.encode() in result.stdout
+    assert b"doctor" in result.stdout
+
+
+def test_human_command(sample: ScriptRunner) -> None:
+    result = sample("doctor")
+    assert (result.code, result.stdout) == (0, b"hooks installed: no\n")
+
+
+def test_debug_env_shows_a_traceback(sample: ScriptRunner) -> None:
+    sample.sandbox.env["ENTIRE_AGENT_DEBUG"] = "1"
+    result = sample("read-transcript", "--session-ref", "/nonexistent/x")
+    assert result.code == 1 and b"Traceback" in result.stderr and result.stdout == b""
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_every_subcommand_survives_hostile_input(sample: ScriptRunner, name: str) -> None:
+    """Truncated JSON, wrong types, huge values, hostile ids and paths: a clean failure or a valid answer."""
+    spec = SUBCOMMANDS[name]
+    hostile_values = {"string": ["../../etc/passwd", "", "a\nb", "x" * 5000], "int": ["-1", "1e3", "9" * 30]}
+    stdins = [
+        b'{"session_id":',
+        b'{"session_id": 5, "native_data": 7}',
+        b"\xff\xfe\x00",
+        b"[" * 5000,
+        b"null",
+    ]
+    before = sample.sandbox.snapshot()
+    for flag, kind in spec.flags.items():
+        for value in hostile_values.get(kind, []):
+            for stdin in stdins:
+                result = sample(name, f"--{flag}", value, stdin=stdin)
+                if result.code != 0:
+                    assert result.stdout == b"", result
+                    assert_one_line_error(result)
+    for stdin in stdins:
+        result = sample(name, stdin=stdin)
+        if result.code != 0:
+            assert result.stdout == b"", result
+            assert_one_line_error(result)
+    if name not in ("install-hooks", "uninstall-hooks"):
+        assert sample.sandbox.snapshot() == before

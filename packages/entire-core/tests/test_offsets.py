@@ -1,0 +1,106 @@
+"""Incremental line reading over append-only files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from entire_core import offsets
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
+@given(pieces=st.lists(st.binary(max_size=50).map(lambda b: b.replace(b"\r", b"")), max_size=25))
+def test_reading_as_the_file_grows_sees_every_line_once(tmp_path: Path, pieces: list[bytes]) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"")
+    seen: list[bytes] = []
+    offset = 0
+    for piece in pieces:
+        with path.open("ab") as f:
+            f.write(piece)
+        lines, offset = offsets.read_lines(str(path), offset)
+        seen += lines
+        assert offset == offsets.complete_end(str(path))
+    content = path.read_bytes()
+    complete = content[: content.rfind(b"\n") + 1]
+    assert seen == complete.split(b"\n")[:-1]
+
+
+def test_partial_last_line_is_left_for_later(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    path.write_bytes(b"one\ntwo\nthr")
+    lines, offset = offsets.read_lines(str(path), 0)
+    assert (lines, offset) == ([b"one", b"two"], 8)
+    path.write_bytes(b"one\ntwo\nthree\r\n")
+    assert offsets.read_lines(str(path), offset) == ([b"three"], 15)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert offsets.read_lines(str(tmp_path / "nope"), 10) == ([], 0)
+    assert offsets.complete_end(str(tmp_path / "nope")) == 0
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_offset_past_the_end_means_the_file_was_replaced(tmp_path: Path, restart: bool) -> None:
+    path = tmp_path / "t"
+    path.write_bytes(b"a\nb\n")
+    reader = offsets.LineReader(str(path), 999, restart=restart)
+    lines = list(reader)
+    assert reader.reset
+    assert (lines, reader.offset) == (([b"a", b"b"], 4) if restart else ([], 4))
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_offset_inside_a_line_means_the_file_was_rewritten(tmp_path: Path, restart: bool) -> None:
+    path = tmp_path / "t"
+    path.write_bytes(b"xxxxxxxx\nnew\n")
+    lines, offset = offsets.read_lines(str(path), 4, restart=restart)
+    assert (lines, offset) == (([b"xxxxxxxx", b"new"], 13) if restart else ([], 13))
+
+
+def test_complete_end_finds_the_last_newline_across_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(offsets, "_BLOCK", 4)
+    path = tmp_path / "t"
+    path.write_bytes(b"ab\n" + b"c" * 17)
+    assert offsets.complete_end(str(path)) == 3
+    path.write_bytes(b"c" * 17)
+    assert offsets.complete_end(str(path)) == 0
+
+
+def test_cost_is_the_new_bytes_not_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big"
+    path.write_bytes(b"x" * 99 + b"\n" * 1 + (b"y" * 99 + b"\n") * 20_000 + b"tail\n")
+    size = path.stat().st_size
+    read_bytes = 0
+    real_open = open
+
+    class Counting:
+        def __init__(self, f: object) -> None:
+            self.f = f
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.f, name)
+
+        def read(self, n: int = -1) -> bytes:
+            nonlocal read_bytes
+            data: bytes = self.f.read(n)  # type: ignore[attr-defined]
+            read_bytes += len(data)
+            return data
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.f.close()  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(offsets, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)  # type: ignore[misc]
+    lines, offset = offsets.read_lines(str(path), size - 5)
+    assert (lines, offset) == ([b"tail"], size)
+    assert read_bytes <= 6  # the byte before the offset, then the new line
+    read_bytes = 0
+    assert offsets.complete_end(str(path)) == size
+    assert read_bytes <= 1 << 20

@@ -1,0 +1,37 @@
+"""The subcommands that run on every hook import nothing heavy (checked with ``python -X importtime``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+
+HOT = [
+    (["info"], b""),
+    (["--help"], b""),
+    (["detect"], b""),
+    (["get-transcript-position", "--path", "/nonexistent"], b""),
+    (["parse-hook", "--hook", "stop"], json.dumps({"session_id": "s", "transcript_path": "/t"}).encode()),
+    (["parse-hook", "--hook", "stop"], b""),
+    (["extract-modified-files", "--path", "/nonexistent", "--offset", "0"], b""),
+    (["calculate-tokens", "--offset", "0"], b'{"type": "assistant", "usage": {"input": 1}}\n'),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"), HOT, ids=[" ".join(a[:1]) + str(i) for i, (a, _) in enumerate(HOT)]
+)
+def test_hot_subcommands_stay_light(
+    sample_script: Path, sandbox: Sandbox, args: list[str], stdin: bytes
+) -> None:
+    modules = imported_modules(sample_script, args, sandbox, stdin=stdin)
+    assert "entire_core.cli" in modules  # the measurement itself works
+    assert heavy_imports(modules) == set()
+
+
+def test_validating_subcommands_do_import_pydantic(sample_script: Path, sandbox: Sandbox) -> None:
+    # The check above could pass vacuously if importtime output were not parsed; this one cannot.
+    stdin = json.dumps({"session_id": "s", "session_ref": "/nonexistent"}).encode()
+    assert "pydantic" in imported_modules(sample_script, ["read-session"], sandbox, stdin=stdin)
