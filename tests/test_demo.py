@@ -1,0 +1,26 @@
+"""Every agent package runs the simulator's full lifecycle on its bundled real session, cleanly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agent_scripts import installed_agents  # pyright: ignore[reportMissingImports]
+from entire_sim import demo
+
+AGENTS = installed_agents()
+MANIFESTS = {json.loads(m.read_text())["agent"]: m for m in demo.manifests()}
+
+
+@pytest.mark.parametrize("name", [a.name for a in AGENTS])
+def test_bundled_session_replays_without_violations(name: str, tmp_path: Path) -> None:
+    assert name in MANIFESTS, f"packages/*/demo/replay.json is missing for {name}"
+    sim, _ = demo.Replay(MANIFESTS[name], tmp_path).run()
+    assert sim.violations() == []
+    assert [r for r in sim.hook_calls() if r["error"]] == []
+    turns = [c for c in sim.checkpoints() if c["kind"] == "turn"]
+    assert turns, "the replay recorded no turn"
+    assert all(t["prompt"] for t in turns), "every turn has a prompt"
+    assert any(t["transcript_files"] for t in turns), "the transcript named the files the agent changed"
+    assert any(t["tokens"] and t["tokens"]["api_call_count"] > 0 for t in turns), "token usage was computed"

@@ -1,0 +1,99 @@
+"""``entire-sim``: the simulator's command line (people and CI use it; agents use the ``entire`` shim)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from entire_sim import demo, discovery
+from entire_sim.lifecycle import HookError
+from entire_sim.plugin import CallFailed
+from entire_sim.report import render
+from entire_sim.simulator import Simulator
+
+
+def _sim(args: argparse.Namespace) -> Simulator:
+    repo = Path(args.repo).resolve()
+    return Simulator(repo, Path(args.state).resolve() if args.state else None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``entire-sim``."""
+    try:
+        return _main(argv)
+    except (CallFailed, LookupError, HookError) as exc:
+        sys.stderr.write(f"entire-sim: {exc}\n")
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
+    parser = argparse.ArgumentParser(prog="entire-sim", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("demo", help="replay each agent package's bundled real session and report per turn")
+    p.add_argument("--agent", help="only this registry name")
+    p.add_argument("--keep", action="store_true", help="keep the sandbox and state for inspection")
+    sub.add_parser("discover", help="scan PATH for plugins as the CLI does")
+    for name, help_text in (("enable", "install an agent's hooks in a repository"),
+                            ("disable", "remove an agent's hooks")):  # fmt: skip
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--agent", required=True)
+        p.add_argument("--repo", default=".")
+        p.add_argument("--state")
+        if name == "enable":
+            p.add_argument("--force", action="store_true")
+    p = sub.add_parser("hooks", help="what `entire hooks <agent> <hook>` does, payload on stdin")
+    p.add_argument("agent")
+    p.add_argument("hook")
+    p = sub.add_parser("resume", help="restore a recorded session through the plugin")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--session-id", required=True)
+    p.add_argument("--chunk-size", type=int)
+    p.add_argument("--repo", default=".")
+    p.add_argument("--state")
+    p = sub.add_parser("report", help="what was recorded in a repository")
+    p.add_argument("--repo", default=".")
+    p.add_argument("--state")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("install-shim", help="write the `entire` shim into a directory")
+    p.add_argument("directory")
+    args = parser.parse_args(argv)
+
+    if args.command == "demo":
+        return demo.run(args.agent, keep=args.keep)
+    if args.command == "discover":
+        found = discovery.discover(os.environ.get("PATH", ""), os.getcwd(), dict(os.environ))
+        print(json.dumps(found.to_json(), indent=2))
+        return 0
+    if args.command == "hooks":
+        from entire_sim.shim import run_hook
+
+        return run_hook(args.agent, args.hook)
+    if args.command == "install-shim":
+        print(Simulator(Path.cwd()).install_shim(Path(args.directory)))
+        return 0
+    sim = _sim(args)
+    if args.command == "enable":
+        print(f"Installed {sim.enable(args.agent, force=args.force)} hooks for {args.agent}")
+    elif args.command == "disable":
+        sim.disable(args.agent)
+    elif args.command == "resume":
+        result = sim.resume(args.agent, args.session_id, chunk_size=args.chunk_size)
+        print(f"To continue this session: {result['command']}")
+    elif args.command == "report":
+        if args.json:
+            print(json.dumps({"checkpoints": sim.checkpoints(), "violations": sim.violations()}, indent=2))
+        else:
+            print(
+                render("(all agents)", str(sim.repo), sim.hook_calls(), sim.checkpoints(), sim.violations())
+            )
+    errors = sim.errors()
+    for error in errors:
+        sys.stderr.write(f"violation: {error['subcommand']}: {error['message']}\n")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

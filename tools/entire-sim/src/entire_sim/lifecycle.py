@@ -1,0 +1,434 @@
+"""What ``entire hooks <agent> <hook>`` does after reading the payload: parse-hook, then the call
+sequence of the event type, as PROTOCOL.md §5 describes the newest CLI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+from typing import Any
+
+from entire_sim import godecode
+from entire_sim.plugin import CallFailed, Plugin, Violation
+from entire_sim.state import State
+
+EVENT_NAMES = {1: "SessionStart", 2: "TurnStart", 3: "TurnEnd", 4: "Compaction", 5: "SessionEnd",
+               6: "SubagentStart", 7: "SubagentEnd", 8: "ModelUpdate", 9: "ToolUse"}  # fmt: skip
+BANNER = "\n\nEntire CLI will link this conversation to your next commit."
+BUILTIN_PROTECTED_DIRS = (".claude", ".gemini", ".codex", ".cursor", ".opencode", ".factory", ".pi")
+INFRASTRUCTURE_DIRS = (".entire", ".git")
+PROMPT_SEPARATOR = "\n\n---\n\n"
+
+
+class HookError(Exception):
+    """The hook fails: the CLI exits non-zero and the agent sees a failed hook."""
+
+
+def now() -> str:
+    """The current time, RFC 3339 UTC."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class HookRun:
+    """One ``entire hooks <agent> <hook>`` invocation."""
+
+    def __init__(self, plugin: Plugin, state: State, repo_root: str) -> None:
+        self.plugin = plugin
+        self.state = state
+        self.repo_root = repo_root
+        self.record: dict[str, Any] = {}
+
+    @property
+    def violations(self) -> list[Violation]:
+        return self.plugin.violations
+
+    def handle(self, hook: str, payload: bytes) -> dict[str, Any]:
+        """Run the hook and return its record (also appended to ``hook-calls.jsonl``)."""
+        self.record = {"agent": self.plugin.name, "hook": hook, "time": now(), "payload": _json_or_text(payload),
+                       "event": None, "event_name": None, "error": None, "checkpoint": None}  # fmt: skip
+        try:
+            event = self._parse(hook, payload)
+            if event is not None:
+                self.record["event"] = event
+                self.record["event_name"] = EVENT_NAMES.get(event["type"], str(event["type"]))
+                self._dispatch(event)
+        except (HookError, CallFailed) as exc:
+            self.record["error"] = str(exc)
+        self.record["calls"] = [c.to_json() for c in self.plugin.calls]
+        self.record["violations"] = [v.to_json() for v in self.violations]
+        self.state.append("hook-calls", self.record)
+        for violation in self.violations:
+            self.state.append("violations", {"agent": self.plugin.name, "hook": hook, **violation.to_json()})
+        return self.record
+
+    # -- parse-hook and the dispatcher's checks --------------------------------------------------------
+
+    def _parse(self, hook: str, payload: bytes) -> dict[str, Any] | None:
+        call = self.plugin.run("parse-hook", "--hook", hook, stdin=payload)
+        if call.stdout.strip() == b"null":
+            return None
+        try:
+            event = godecode.decode("parse-hook", call.stdout)
+        except godecode.GoDecodeError as exc:
+            self.violations.append(Violation("parse-hook", f"invalid JSON: {exc}", call.stdout))
+            raise HookError(f"parse-hook: invalid JSON: {exc}") from None
+        problems: list[str] = []
+        if event["type"] not in EVENT_NAMES:
+            problems.append(f"unknown lifecycle event type: {event['type']}")
+        if event["timestamp"]:
+            try:
+                godecode.parse_rfc3339(event["timestamp"])
+            except godecode.GoDecodeError as exc:
+                problems.append(f"invalid timestamp: {exc}")
+        try:
+            if event["session_id"]:
+                godecode.validate_session_id(event["session_id"])
+            godecode.validate_tool_id(event["tool_use_id"], "tool_use_id")
+            godecode.validate_tool_id(event["subagent_id"], "subagent_id")
+        except godecode.GoDecodeError as exc:
+            problems.append(str(exc))
+        if problems:
+            for problem in problems:
+                self.violations.append(Violation("parse-hook", problem, call.stdout))
+            raise HookError("; ".join(problems))
+        return event
+
+    def _dispatch(self, event: dict[str, Any]) -> None:
+        session_id: str = event["session_id"]
+        kind: int = event["type"]
+        session = self.state.session(session_id) if session_id else None
+        owner = (session or {}).get("agent_type")
+        if owner and owner != self.plugin.info.get("type") and kind not in (1, 2):
+            self.record["ignored"] = f"session is owned by agent type {owner!r}"
+            return
+        handler = {1: self._session_start, 2: self._turn_start, 3: self._turn_end, 4: self._compaction,
+                   5: self._session_end, 6: self._subagent_start, 7: self._subagent_end, 8: self._model_update,
+                   9: lambda event, session: None}[kind]  # fmt: skip
+        handler(event, session)
+
+    def _new_session(self, event: dict[str, Any]) -> dict[str, Any]:
+        return {"session_id": event["session_id"], "agent_name": self.plugin.name,
+                "agent_type": self.plugin.info.get("type", ""), "transcript_path": "", "phase": "active",
+                "model": "", "checkpoint_transcript_start": 0, "turns": 0, "compactions": 0,
+                "started_at": event["timestamp"] or now(), "banner_written": False, "in_flight_tasks": {}}  # fmt: skip
+
+    def _require_session_id(self, event: dict[str, Any]) -> str:
+        if not event["session_id"]:
+            self.violations.append(
+                Violation("parse-hook", f"{EVENT_NAMES[event['type']]} without a session_id")
+            )
+            raise HookError("session ID is required")
+        return event["session_id"]
+
+    # -- the event types ----------------------------------------------------------------------------------
+
+    def _session_start(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        session_id = self._require_session_id(event)
+        session = session or self._new_session(event)
+        if event["model"]:
+            session["model"] = event["model"]
+        if self.plugin.capability("hook_response_writer") and not session["banner_written"]:
+            message = event["response_message"] or BANNER
+            self.plugin.run("write-hook-response", "--message", message)
+            session["banner_written"] = True
+        if event["session_ref"]:
+            session["transcript_path"] = event["session_ref"]
+        session["phase"] = "active"
+        self.state.save_session(session_id, session)
+
+    def _turn_start(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        session_id = self._require_session_id(event)
+        session = session or self._new_session(event)
+        offset = 0
+        ref: str = event["session_ref"]
+        if self.plugin.capability("transcript_analyzer") and ref:
+            try:
+                offset = self.plugin.json("get-transcript-position", "--path", ref)["position"]
+            except CallFailed:
+                offset = 0  # the CLI logs and carries on from 0
+        self.state.save_tmp(
+            f"pre-prompt-{session_id}", {"transcript_offset": offset, "prompt": event["prompt"]}
+        )
+        if event["prompt"]:
+            prompt_file = self.state.metadata(session_id) / "prompt.txt"
+            existing = prompt_file.read_text(encoding="utf-8") if prompt_file.exists() else ""
+            prompt_file.write_text(
+                existing + (PROMPT_SEPARATOR if existing else "") + event["prompt"], encoding="utf-8"
+            )
+        if ref:
+            session["transcript_path"] = ref
+        if event["model"]:
+            session["model"] = event["model"]
+        session["phase"] = "active"
+        self.record["turn_offset"] = offset
+        self.state.save_session(session_id, session)
+
+    def _turn_end(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        session_id = event["session_id"] or "unknown"
+        session = session or self._new_session({**event, "session_id": session_id})
+        ref: str = event["session_ref"]
+        if not ref:
+            self.violations.append(Violation("parse-hook", "TurnEnd without session_ref"))
+            raise HookError("transcript file not specified")
+        if self.plugin.capability("transcript_preparer"):
+            with contextlib.suppress(CallFailed):  # only logged by the CLI; the violation is recorded
+                self.plugin.run("prepare-transcript", "--session-ref", ref)
+        if not os.path.isfile(ref):
+            self.violations.append(Violation("parse-hook", f"TurnEnd session_ref does not exist: {ref}"))
+            raise HookError(f"transcript file not found: {ref}")
+        if not _has_commits(self.repo_root):
+            self.record["skipped"] = "repository has no commits yet"
+            return
+        transcript = self.plugin.run("read-transcript", "--session-ref", ref).stdout
+        pre_prompt = self.state.tmp(f"pre-prompt-{session_id}")
+        pre_offset = int((pre_prompt or {}).get("transcript_offset", 0))
+        offset = pre_offset or int(session["checkpoint_transcript_start"]) or 0
+        prompt_file = self.state.metadata(session_id) / "prompt.txt"
+        prompt = prompt_file.read_text(encoding="utf-8") if prompt_file.exists() else ""
+        turn_prompt = (pre_prompt or {}).get("prompt", "")
+        extracted: list[str] | None = None
+        analyzer = self.plugin.capability("transcript_analyzer")
+        if not prompt and analyzer:
+            extracted = (
+                self.plugin.json("extract-prompts", "--session-ref", ref, "--offset", str(offset))["prompts"]
+                or []
+            )
+            if extracted:
+                prompt = PROMPT_SEPARATOR.join(extracted)
+                prompt_file.write_text(prompt, encoding="utf-8")
+        transcript_files: list[str] = []
+        subagents_dir = os.path.join(os.path.dirname(ref), session_id, "subagents")
+        if analyzer and self.plugin.capability("subagent_aware_extractor"):
+            transcript_files = (
+                self.plugin.json(
+                    "extract-all-modified-files",
+                    "--offset",
+                    str(offset),
+                    "--subagents-dir",
+                    subagents_dir,
+                    stdin=transcript,
+                )["files"]
+                or []
+            )
+        elif analyzer:
+            transcript_files = (
+                self.plugin.json("extract-modified-files", "--path", ref, "--offset", str(offset))["files"]
+                or []
+            )
+        files, dropped = self._relevant(transcript_files)
+        git_files, _ = self._relevant(_git_changes(self.repo_root))
+        changes = sorted(set(files) | set(git_files))
+        tokens: dict[str, Any] | None = None
+        if changes:
+            tokens = self._tokens(transcript, pre_offset, subagents_dir)
+        session["turns"] += 1
+        session["transcript_path"] = ref
+        session["phase"] = "idle"
+        self.state.save_session(session_id, session)
+        self.state.delete_tmp(f"pre-prompt-{session_id}")
+        (self.state.metadata(session_id) / "full.jsonl").write_bytes(transcript)
+        checkpoint = {
+            "kind": "turn", "agent": self.plugin.name, "session_id": session_id, "turn": session["turns"],
+            "time": now(), "prompt": turn_prompt or (PROMPT_SEPARATOR.join(extracted) if extracted else ""),
+            "prompt_txt": prompt, "extracted_prompts": extracted, "files": changes,
+            "transcript_files": files, "git_files": git_files, "dropped_files": dropped, "tokens": tokens,
+            "transcript_bytes": len(transcript), "transcript_sha256": hashlib.sha256(transcript).hexdigest(),
+            "turn_offset": offset, "token_offset": pre_offset, "session_ref": ref, "model": session["model"],
+            "saved": bool(changes),
+        }  # fmt: skip
+        self.record["checkpoint"] = checkpoint
+        self.state.append("checkpoints", checkpoint)
+
+    def _tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> dict[str, Any] | None:
+        try:
+            if self.plugin.capability("subagent_aware_extractor"):
+                return self.plugin.json(
+                    "calculate-total-tokens",
+                    "--offset",
+                    str(offset),
+                    "--subagents-dir",
+                    subagents_dir,
+                    stdin=transcript,
+                )
+            if self.plugin.capability("token_calculator"):
+                return self.plugin.json("calculate-tokens", "--offset", str(offset), stdin=transcript)
+        except CallFailed:
+            return None  # the CLI treats usage as unknown
+        return None
+
+    def _compaction(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        if session is not None:
+            session["compactions"] += 1
+            self.state.save_session(event["session_id"], session)
+
+    def _session_end(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        session_id: str = event["session_id"]
+        if not session_id:
+            return
+        session = session or self._new_session(event)
+        for tool_use_id, task in list(session["in_flight_tasks"].items()):
+            self._finish_task(session_id, session, tool_use_id, task)
+        session["in_flight_tasks"] = {}
+        session["phase"] = "ended"
+        self.state.save_session(session_id, session)
+        ref = session.get("transcript_path") or event["session_ref"]
+        if self.plugin.capability("compact_transcript") and ref and os.path.isfile(ref):
+            compact = self.plugin.json("compact-transcript", "--session-ref", ref)
+            if not compact["transcript"]:
+                self.violations.append(Violation("compact-transcript", "missing transcript"))
+            else:
+                self.record["compact_lines"] = len(compact["transcript"].splitlines())
+
+    def _subagent_start(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        key = event["tool_use_id"] or event["subagent_id"] or "unknown"
+        self.state.save_tmp(f"pre-task-{key}", {"untracked": _git_changes(self.repo_root)})
+
+    def _subagent_end(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        session_id: str = event["session_id"]
+        session = session or self._new_session(event)
+        key = event["tool_use_id"] or event["subagent_id"] or "unknown"
+        task = {"subagent_id": event["subagent_id"], "session_ref": event["session_ref"],
+                "subagent_type": event["subagent_type"], "task_description": event["task_description"]}  # fmt: skip
+        tool_input = event["tool_input"]
+        if isinstance(tool_input, dict) and tool_input.get("run_in_background") is True:
+            session["in_flight_tasks"][key] = task
+            self.state.save_session(session_id, session)
+            self.record["in_flight"] = key
+            return
+        self._finish_task(session_id, session, key, task)
+        self.state.save_session(session_id, session)
+
+    def _finish_task(self, session_id: str, session: dict[str, Any], key: str, task: dict[str, Any]) -> None:
+        ref: str = task["session_ref"] or session.get("transcript_path", "")
+        subagent_path = ""
+        if task["subagent_id"] and ref:
+            base = os.path.dirname(ref)
+            for path in (os.path.join(base, session_id, "subagents", f"agent-{task['subagent_id']}.jsonl"),
+                         os.path.join(base, f"agent-{task['subagent_id']}.jsonl")):  # fmt: skip
+                if os.path.isfile(path):
+                    subagent_path = path
+                    break
+        files: list[str] = []
+        target = subagent_path or ref
+        if self.plugin.capability("transcript_analyzer") and target:
+            files = (
+                self.plugin.json("extract-modified-files", "--path", target, "--offset", "0")["files"] or []
+            )
+        tokens = None
+        if subagent_path:
+            data = self.plugin.run("read-transcript", "--session-ref", subagent_path).stdout
+            if data:
+                tokens = self._tokens(data, 0, "") if self.plugin.capability("subagent_aware_extractor") else (
+                    self.plugin.json("calculate-tokens", "--offset", "0", stdin=data)
+                    if self.plugin.capability("token_calculator") else None
+                )  # fmt: skip
+        before = set((self.state.tmp(f"pre-task-{key}") or {}).get("untracked", []))
+        relevant, dropped = self._relevant(files)
+        git_new = [f for f in self._relevant(_git_changes(self.repo_root))[0] if f not in before]
+        checkpoint = {"kind": "task", "agent": self.plugin.name, "session_id": session_id, "time": now(),
+                      "tool_use_id": key, **task, "subagent_transcript": subagent_path,
+                      "files": sorted(set(relevant) | set(git_new)), "transcript_files": relevant,
+                      "dropped_files": dropped, "tokens": tokens}  # fmt: skip
+        self.record["checkpoint"] = checkpoint
+        self.state.append("checkpoints", checkpoint)
+        self.state.delete_tmp(f"pre-task-{key}")
+
+    def _model_update(self, event: dict[str, Any], session: dict[str, Any] | None) -> None:
+        if session is not None and event["model"]:
+            session["model"] = event["model"]
+            self.state.save_session(event["session_id"], session)
+
+    # -- paths -----------------------------------------------------------------------------------------------
+
+    def _relevant(self, files: list[str]) -> tuple[list[str], list[str]]:
+        """Repo-relative paths the CLI keeps, and the ones it drops (outside, infrastructure, protected)."""
+        protected_dirs = set(BUILTIN_PROTECTED_DIRS) | set(INFRASTRUCTURE_DIRS)
+        protected_dirs |= set(self.plugin.info.get("protected_dirs") or [])
+        protected_files = set(self.plugin.info.get("protected_files") or [])
+        kept: list[str] = []
+        dropped: list[str] = []
+        root = os.path.realpath(self.repo_root)
+        for name in files:
+            path = name
+            if os.path.isabs(path):
+                real = os.path.realpath(path)
+                if not (real == root or real.startswith(root + os.sep)):
+                    dropped.append(name)
+                    continue
+                path = os.path.relpath(real, root)
+            path = os.path.normpath(path).replace(os.sep, "/")
+            if path.startswith("../") or path == ".." or path in protected_files:
+                dropped.append(name)
+                continue
+            if any(path == d or path.startswith(d.rstrip("/") + "/") for d in protected_dirs):
+                dropped.append(name)
+                continue
+            if path not in kept:
+                kept.append(path)
+        return kept, dropped
+
+
+def _has_commits(repo: str) -> bool:
+    return subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=repo, capture_output=True,
+                          check=False).returncode == 0  # fmt: skip
+
+
+def _git_changes(repo: str) -> list[str]:
+    """Modified, added, deleted and untracked files, as ``git status`` reports them."""
+    proc = subprocess.run(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], cwd=repo,
+                          capture_output=True, check=False)  # fmt: skip
+    if proc.returncode != 0:
+        return []
+    entries = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    files: list[str] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        status, path = entry[:2], entry[3:]
+        if "R" in status or "C" in status:
+            i += 1  # the original name follows a rename or copy
+        files.append(path)
+    return files
+
+
+def _json_or_text(payload: bytes) -> Any:
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload.decode("utf-8", errors="replace")
+
+
+def read_one_json_value(stream: Any, limit: int = 10 * 1024 * 1024) -> bytes:
+    """Read exactly one JSON value from a binary stream, as the CLI reads a hook's stdin.
+
+    It does not wait for end of file: agents may keep the pipe open. A terminal, nothing, or text
+    that is not JSON is an error, and then the plugin is never called.
+    """
+    fd = stream.fileno()
+    if os.isatty(fd):
+        raise HookError("empty hook input (stdin is a terminal)")
+    decoder = json.JSONDecoder()
+    data = b""
+    while len(data) <= limit:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+        text = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+        try:
+            decoded = text.decode("utf-8")
+            _, end = decoder.raw_decode(decoded)
+        except (UnicodeDecodeError, ValueError):
+            continue
+        return decoded[:end].encode("utf-8")
+    text = data.removeprefix(b"\xef\xbb\xbf").strip()
+    if not text:
+        raise HookError("empty hook input")
+    raise HookError("failed to parse hook input: not one JSON value")

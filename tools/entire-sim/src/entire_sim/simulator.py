@@ -1,0 +1,228 @@
+"""The simulator as a Python API: enable an agent in a repository, fire hooks, resume sessions, and
+read back everything the Entire CLI would have recorded. The ``entire`` shim uses the same code.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from entire_sim import discovery
+from entire_sim.lifecycle import HookError, HookRun
+from entire_sim.plugin import CallFailed, Plugin, Violation
+from entire_sim.state import State
+
+STATE_ENV = "ENTIRE_SIM_STATE"
+ZERO_TIME = "0001-01-01T00:00:00Z"
+
+
+def repo_root_of(cwd: str) -> str | None:
+    """The git worktree root containing ``cwd``, or None outside a repository."""
+    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def is_enabled(repo: str) -> bool:
+    """Entire is enabled in the repository (``.entire/settings.json`` says so)."""
+    try:
+        settings = json.loads(Path(repo, ".entire", "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(settings, dict) and settings.get("enabled") is True
+
+
+def state_dir_for(repo: str, env: dict[str, str]) -> Path:
+    """Where the simulator keeps its state for ``repo``."""
+    return Path(env.get(STATE_ENV) or os.path.join(repo, ".entire", "sim"))
+
+
+class Simulator:
+    """The Entire CLI's side of the protocol for one repository."""
+
+    def __init__(self, repo: Path, state_dir: Path | None = None, env: dict[str, str] | None = None) -> None:
+        self.repo = repo
+        self.base_env = dict(os.environ if env is None else env)
+        self.state_dir = state_dir or repo / ".entire" / "sim"
+        self.state = State(self.state_dir)
+        self.bin_dir: Path | None = None
+        self._plugins: dict[str, Plugin] = {}
+
+    # -- environment and plugins ----------------------------------------------------------------------------
+
+    def install_shim(self, bin_dir: Path) -> Path:
+        """Write the ``entire`` executable that real agents call as ``entire hooks <agent> <hook>``."""
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        shim = bin_dir / "entire"
+        shim.write_text(
+            f"#!{sys.executable}\nimport sys\nfrom entire_sim.shim import main\nsys.exit(main())\n"
+        )
+        shim.chmod(0o755)
+        self.bin_dir = bin_dir
+        return shim
+
+    def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """An environment for the agent under test: the shim first on PATH, plugins next, state location."""
+        env = dict(self.base_env if base is None else base)
+        dirs = [str(self.bin_dir)] if self.bin_dir else []
+        dirs.append(str(Path(sys.executable).parent))  # where the workspace's entire-agent-* scripts live
+        env["PATH"] = os.pathsep.join([*dirs, env.get("PATH", "")])
+        env[STATE_ENV] = str(self.state_dir)
+        return env
+
+    def plugin(self, name: str) -> Plugin:
+        """The plugin registered under ``name``, found on PATH as the CLI finds it (once per simulator)."""
+        if name not in self._plugins:
+            self._plugins[name] = self._discover(name)
+        return self._plugins[name].fresh()
+
+    def _discover(self, name: str) -> Plugin:
+        env = self.env()
+        found = discovery.discover(env["PATH"], str(self.repo), env)
+        for warning in found.warnings:
+            self.state.append("violations", {"agent": name, "subcommand": "discovery", "message": warning,
+                                             "output": "", "severity": "warning"})  # fmt: skip
+        for plugin in found.plugins:
+            if plugin.name == name:
+                return plugin
+        raise LookupError(f"entire-agent-{name} is not a usable plugin on PATH: {found.failures}")
+
+    def _log(self, plugin: Plugin, what: str) -> None:
+        for violation in plugin.violations:
+            self.state.append("violations", {"agent": plugin.name, "hook": what, **violation.to_json()})
+
+    # -- enable / disable -----------------------------------------------------------------------------------
+
+    def enable(self, name: str, *, force: bool = False) -> int:
+        """``entire enable --agent NAME``: settings, detect, hooks; returns how many hooks were installed."""
+        entire_dir = self.repo / ".entire"
+        entire_dir.mkdir(exist_ok=True)
+        (entire_dir / "settings.json").write_text('{\n  "enabled": true\n}\n', encoding="utf-8")
+        (entire_dir / "settings.local.json").write_text('{\n  "external_agents": true\n}\n', encoding="utf-8")
+        (entire_dir / ".gitignore").write_text(
+            "tmp/\nmetadata/\nsim/\nsettings.local.json\n", encoding="utf-8"
+        )
+        plugin = self.plugin(name)
+        try:
+            plugin.json("detect")
+            installed = 0
+            if plugin.capability("hooks"):
+                plugin.json("are-hooks-installed")
+                args = ["--force"] if force else []
+                installed = plugin.json("install-hooks", *args)["hooks_installed"]
+                if not plugin.json("are-hooks-installed")["installed"]:
+                    plugin.violations.append(
+                        Violation("are-hooks-installed", "false right after install-hooks")
+                    )
+            return installed
+        finally:
+            self._log(plugin, "enable")
+
+    def disable(self, name: str) -> None:
+        """``entire disable --uninstall`` for one agent."""
+        plugin = self.plugin(name)
+        try:
+            if plugin.capability("hooks") and plugin.json("are-hooks-installed")["installed"]:
+                plugin.run("uninstall-hooks")
+                if plugin.json("are-hooks-installed")["installed"]:
+                    plugin.violations.append(
+                        Violation("are-hooks-installed", "still true after uninstall-hooks")
+                    )
+        finally:
+            self._log(plugin, "disable")
+
+    # -- hooks ----------------------------------------------------------------------------------------------
+
+    def hook(self, name: str, hook: str, payload: bytes) -> dict[str, Any]:
+        """Fire one hook in this process, exactly as the shim would; returns the hook record."""
+        plugin = self.plugin(name)
+        hook_names = plugin.info.get("hook_names") or []
+        if hook not in hook_names:
+            raise HookError(f'unknown command "{hook}" for "entire hooks {name}"')
+        with self.state.lock():
+            return HookRun(plugin, self.state, str(self.repo)).handle(hook, payload)
+
+    # -- resume ---------------------------------------------------------------------------------------------
+
+    def resume(self, name: str, session_id: str, *, chunk_size: int | None = None) -> dict[str, Any]:
+        """``entire resume``: restore the last stored transcript of a session through the plugin."""
+        plugin = self.plugin(name)
+        try:
+            return self._resume(plugin, session_id, chunk_size)
+        finally:
+            self._log(plugin, "resume")
+
+    def _resume(self, plugin: Plugin, session_id: str, chunk_size: int | None) -> dict[str, Any]:
+        transcript = (self.state.metadata(session_id) / "full.jsonl").read_bytes()
+        session = self.state.session(session_id) or {}
+        session_dir = plugin.json("get-session-dir", "--repo-path", str(self.repo))["session_dir"]
+        ref = (
+            session.get("transcript_path")
+            or plugin.json("resolve-session-file", "--session-dir", session_dir, "--session-id", session_id)[
+                "session_file"
+            ]
+        )
+        if os.path.isabs(ref):
+            if ".." in ref.replace("\\", "/").split("/"):
+                raise CallFailed(Violation("write-session", f"session_ref {ref!r} has a '..' component"))
+            real_dir = os.path.realpath(session_dir)
+            if not os.path.realpath(ref).startswith(real_dir + os.sep):
+                violation = Violation(
+                    "get-session-dir", f"recorded transcript {ref} is outside session dir {session_dir}"
+                )
+                plugin.violations.append(violation)
+                raise CallFailed(violation)
+        data = transcript
+        chunks: list[bytes] = []
+        if chunk_size:
+            chunks = (
+                plugin.json("chunk-transcript", "--max-size", str(chunk_size), stdin=transcript)["chunks"]
+                or []
+            )
+            encoded = [base64.b64encode(c).decode() for c in chunks]
+            if len(chunks) >= 2:
+                data = plugin.run(
+                    "reassemble-transcript", stdin=json.dumps({"chunks": encoded}).encode()
+                ).stdout
+                if data != transcript:
+                    violation = Violation(
+                        "reassemble-transcript", "reassembled bytes differ from the original"
+                    )
+                    plugin.violations.append(violation)
+                    raise CallFailed(violation)
+        session_json = {"session_id": session_id, "agent_name": plugin.name, "repo_path": str(self.repo),
+                        "session_ref": ref, "start_time": ZERO_TIME, "native_data": base64.b64encode(data).decode(),
+                        "modified_files": None, "new_files": None, "deleted_files": None}  # fmt: skip
+        plugin.run("write-session", stdin=json.dumps(session_json).encode())
+        command = plugin.json("format-resume-command", "--session-id", session_id)["command"]
+        return {"session_ref": ref, "command": command, "restored_bytes": len(data), "chunks": len(chunks)}
+
+    # -- what was recorded ------------------------------------------------------------------------------------
+
+    def hook_calls(self) -> list[dict[str, Any]]:
+        """One record per ``entire hooks`` call, oldest first."""
+        return self.state.records("hook-calls")
+
+    def events(self) -> list[dict[str, Any]]:
+        """The events parse-hook returned (no-event hooks left out), oldest first."""
+        return [r["event"] | {"_hook": r["hook"]} for r in self.hook_calls() if r["event"]]
+
+    def checkpoints(self) -> list[dict[str, Any]]:
+        """One record per TurnEnd and per finished subagent task."""
+        return self.state.records("checkpoints")
+
+    def violations(self) -> list[dict[str, Any]]:
+        """Everything the real CLI would have rejected or lost (``severity`` error or warning)."""
+        return self.state.records("violations")
+
+    def errors(self) -> list[dict[str, Any]]:
+        """Violations of severity error."""
+        return [v for v in self.violations() if v.get("severity") == "error"]
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """The session states."""
+        return self.state.sessions()
