@@ -1,0 +1,265 @@
+"""``OpenAICodexAgent``: the Entire CLI's view of OpenAI's Codex CLI, wired to the modules that know Codex.
+
+Imported for every call, so it imports nothing heavy: each method imports what it needs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.agent import (
+    Agent,
+    Command,
+    HookResponseWriter,
+    HookSupport,
+    SubagentAwareExtractor,
+    TextGenerator,
+    TokenCalculator,
+    TranscriptAnalyzer,
+    TranscriptCompactor,
+    TranscriptPreparer,
+)
+
+from entire_agent_openai_codex import __version__
+from entire_agent_openai_codex.hooks import HOOK_EVENTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, ClassVar
+
+    from entire_core.protocol import AgentSession
+    from entire_core.types import CompactTranscript, Event, TokenUsage
+
+
+class OpenAICodexAgent(
+    HookSupport,
+    TranscriptAnalyzer,
+    TranscriptPreparer,
+    TokenCalculator,
+    TranscriptCompactor,
+    TextGenerator,
+    HookResponseWriter,
+    SubagentAwareExtractor,
+    Agent,
+):
+    """OpenAI Codex CLI (0.130 and later, tested on 0.171.0) through its hooks and rollout files."""
+
+    name = "openai-codex"
+    type = "OpenAI Codex"
+    description = "OpenAI Codex CLI"
+    version = __version__
+    protected_dirs = (".codex",)
+    session_file_suffix = ".jsonl"
+    hook_names = tuple(HOOK_EVENTS)
+    commands: ClassVar[Mapping[str, Command]] = {
+        "doctor": Command(
+            "entire_agent_openai_codex.doctor:doctor", "report whether Codex runs Entire's hooks here"
+        ),
+        "trust": Command(
+            "entire_agent_openai_codex.doctor:trust_command", "trust Entire's hooks in Codex's config.toml"
+        ),
+    }
+
+    def detect(self) -> bool:
+        """Codex is in use here when the repository has project configuration (``.codex/``)."""
+        return os.path.isdir(os.path.join(self.repo_root, ".codex"))
+
+    # -- sessions: rollouts live in Codex's own tree, where `codex resume <id>` finds them -------------
+
+    def get_session_dir(self, repo_path: str) -> str:
+        """``$CODEX_HOME/sessions``: rollouts are per user, not per repository."""
+        from entire_agent_openai_codex import home
+
+        return home.sessions_dir(self.env)
+
+    def resolve_session_file(self, session_dir: str, session_id: str) -> str:
+        """The session's existing rollout under ``session_dir``, else where Codex would have created it."""
+        from datetime import UTC, datetime
+
+        from entire_core import validate
+
+        from entire_agent_openai_codex import home
+
+        validate.session_id(session_id)
+        for day in home.candidate_days(session_id):
+            found = home.match_in(os.path.join(session_dir, day), session_id)
+            if found:
+                return found
+        created = home.uuid7_time(session_id) or datetime.now(UTC)
+        return home.rollout_path(session_dir, session_id, created)
+
+    def write_session(self, session: AgentSession) -> None:
+        """Restore a rollout verbatim where ``codex resume <id>`` finds it (the dated sessions tree)."""
+        from entire_core import fsutil, validate
+        from entire_core.errors import InvalidInput
+
+        session_id = validate.session_id(session.session_id)
+        base = self.get_session_dir(session.repo_path)
+        ref = session.session_ref
+        if not ref:
+            target = self.resolve_session_file(base, session_id)
+        else:
+            validate.external_path(ref, "session_ref")
+            if not os.path.isabs(ref):
+                target = validate.path_within(base, ref)
+            elif _inside(base, ref):
+                target = ref
+            elif session.repo_path:
+                raise InvalidInput(f"session_ref {ref!r} is outside Codex's sessions directory {base!r}")
+            else:  # a path from another machine: restore it where this machine's Codex looks
+                target = self.resolve_session_file(base, session_id)
+        if session.native_data is not None:
+            fsutil.atomic_write(target, session.native_data)
+
+    def format_resume_command(self, session_id: str) -> str:
+        """``codex resume <id>``."""
+        return f"codex resume {session_id}"
+
+    # -- hooks ----------------------------------------------------------------------------------------------
+
+    def parse_hook(self, hook: str, payload: Any) -> Event | None:
+        """The lifecycle event of a Codex hook payload (see ``hooks.parse``)."""
+        from entire_agent_openai_codex import hooks
+
+        return hooks.parse(self, hook, payload)
+
+    def install_hooks(self, *, force: bool = False) -> int:
+        """Install our handlers into ``.codex/hooks.json``; trust is left to ``doctor``/``trust``."""
+        from entire_agent_openai_codex import hooks
+
+        return hooks.install(self, force=force)
+
+    def uninstall_hooks(self) -> None:
+        """Remove our handlers and nothing else."""
+        from entire_agent_openai_codex import hooks
+
+        hooks.uninstall(self)
+
+    def are_hooks_installed(self) -> bool:
+        """True if any of our handlers is in ``.codex/hooks.json``."""
+        from entire_agent_openai_codex import hooks
+
+        return hooks.installed(self)
+
+    # -- transcripts ----------------------------------------------------------------------------------------
+
+    def get_transcript_position(self, path: str) -> int:
+        """Byte offset after the rollout's last complete line."""
+        from entire_agent_openai_codex import transcript
+
+        return transcript.position(path)
+
+    def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
+        """Files this thread changed after ``offset`` (a subagent's edits live in its own rollout)."""
+        from entire_agent_openai_codex import transcript
+
+        lines, end = transcript.read_range(path, offset)
+        cwd = str(transcript.session_meta(transcript.head(path)).get("cwd") or "")
+        return transcript.modified_files(lines, cwd=cwd, repo_root=self.repo_root), end
+
+    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
+        """What the user typed after ``offset``."""
+        from entire_agent_openai_codex import transcript
+
+        lines, _ = transcript.read_range(session_ref, offset)
+        return transcript.user_prompts(lines)
+
+    def extract_summary(self, session_ref: str) -> str | None:
+        """The last assistant message."""
+        from entire_agent_openai_codex import transcript
+
+        return transcript.summary(session_ref)
+
+    def prepare_transcript(self, session_ref: str) -> None:
+        """Wait, bounded, until the rollout holds the end of the turn the Stop hook announced."""
+        from entire_core.errors import AgentError
+
+        from entire_agent_openai_codex import state, transcript
+
+        expected = state.pending_turn_end(self.repo_root, session_ref)
+        done = transcript.wait_for_turn_end(
+            session_ref, expected.get("turn_id", ""), expected.get("message", "")
+        )
+        if done and expected:
+            state.clear_turn_end(self.repo_root, session_ref)
+        if not os.path.exists(session_ref):
+            raise AgentError(f"Codex has not written the rollout {session_ref} (yet)")
+
+    def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
+        """Token usage after ``offset`` from Codex's cumulative counters."""
+        from entire_agent_openai_codex import transcript as rollout
+
+        return rollout.token_usage(transcript, offset)
+
+    def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
+        """This session's files after ``offset`` plus those of every subagent it spawned there."""
+        from entire_agent_openai_codex import transcript as rollout
+
+        lines = rollout.range_of(transcript, offset)
+        cwd = str(rollout.session_meta(rollout.first_line(transcript)).get("cwd") or "")
+        files = dict.fromkeys(rollout.modified_files(lines, cwd=cwd, repo_root=self.repo_root))
+        for child in rollout.subagent_rollouts(lines, self.env, _rollout_dir(subagents_dir)):
+            child_lines, _ = rollout.read_range(child, 0)
+            child_cwd = str(rollout.session_meta(child_lines[0] if child_lines else b"").get("cwd") or cwd)
+            files.update(
+                dict.fromkeys(rollout.modified_files(child_lines, cwd=child_cwd, repo_root=self.repo_root))
+            )
+        return list(files)
+
+    def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
+        """Token usage after ``offset``, with the usage of the subagents spawned there nested."""
+        from entire_core.types import TokenUsage
+
+        from entire_agent_openai_codex import transcript as rollout
+
+        usage = rollout.token_usage(transcript, offset)
+        children = rollout.subagent_rollouts(
+            rollout.range_of(transcript, offset), self.env, _rollout_dir(subagents_dir)
+        )
+        sub = TokenUsage()
+        for child in children:
+            sub += rollout.file_usage(child)
+        if children:
+            usage.subagent_tokens = sub
+        return usage
+
+    def compact_transcript(self, session_ref: str) -> CompactTranscript:
+        """The rollout in the Entire Transcript Format."""
+        from entire_core.types import CompactTranscript
+
+        from entire_agent_openai_codex import compact
+
+        version = self.env.get("ENTIRE_CLI_VERSION", "").strip() or "unknown"
+        return CompactTranscript(
+            compact.compact(session_ref, agent=self.name, cli_version=version, repo_root=self.repo_root)
+        )
+
+    # -- text and hook output ---------------------------------------------------------------------------------
+
+    def generate_text(self, prompt: str, model: str) -> str:
+        """Codex's answer from ``codex exec`` (read-only, ephemeral, hooks off)."""
+        from entire_agent_openai_codex import generate
+
+        return generate.generate(prompt, model, self.env)
+
+    def write_hook_response(self, message: str) -> bytes:
+        """Codex's hook output JSON: ``systemMessage`` is shown to the user."""
+        import json
+
+        return (json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _inside(base: str, path: str) -> bool:
+    real_base, real = os.path.realpath(base), os.path.realpath(path)
+    try:
+        return os.path.commonpath([real_base, real]) == real_base
+    except ValueError:
+        return False
+
+
+def _rollout_dir(subagents_dir: str) -> str:
+    """The parent rollout's directory, from the CLI's ``<dir of rollout>/<session>/subagents``."""
+    if not subagents_dir or os.path.basename(os.path.normpath(subagents_dir)) != "subagents":
+        return ""
+    return os.path.dirname(os.path.dirname(os.path.normpath(subagents_dir)))

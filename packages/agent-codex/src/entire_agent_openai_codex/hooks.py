@@ -1,0 +1,256 @@
+"""Codex's project hooks file (``.codex/hooks.json``) and what its hook payloads mean to Entire.
+
+We install one handler per event, recognised later by its command (``entire hooks openai-codex <hook>``),
+never by position. Codex rejects a hooks file with an unknown top-level key, user hooks included, so we
+write nothing at the top level but ``hooks``. Codex skips hooks that the user has not trusted without a
+word; ``doctor`` reports that and ``trust`` fixes it, never install.
+
+This module is imported for every ``parse-hook``; everything heavy is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.jsonvalues import array as as_list
+from entire_core.jsonvalues import obj as as_dict
+from entire_core.jsonvalues import text as as_str
+from entire_core.types import Event, EventType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from entire_agent_openai_codex.agent import OpenAICodexAgent
+
+HOOK_EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "pre-compact": "PreCompact",
+    "post-compact": "PostCompact",
+    "session-end": "SessionEnd",
+    "subagent-start": "SubagentStart",
+    "subagent-stop": "SubagentStop",
+}
+"""Our hook names and the Codex events they are installed on, in install order."""
+
+HOOKS_FILE = os.path.join(".codex", "hooks.json")
+TOP_LEVEL_KEYS = frozenset(["hooks", "description"])
+"""The only top-level keys Codex accepts in hooks.json; anything else disables the whole file."""
+TIMEOUT_SECONDS = 30
+SESSION_END_TIMEOUT_SECONDS = 3
+"""Codex clamps SessionEnd handlers to 3 s and warns at every start-up when asked for more."""
+
+
+# -- the hooks file ------------------------------------------------------------------------------------
+
+
+def handler(agent_name: str, hook: str) -> dict[str, Any]:
+    """Our handler for ``hook``: runs Entire's hook, and exits 0 quietly when ``entire`` is missing."""
+    from entire_core import hooks
+
+    timeout = SESSION_END_TIMEOUT_SECONDS if hook == "session-end" else TIMEOUT_SECONDS
+    return {"type": "command", "command": hooks.posix_guarded(agent_name, hook), "timeout": timeout}
+
+
+def wanted_groups(agent_name: str) -> dict[str, Any]:
+    """Our matcher group per Codex event (no matcher: every occurrence)."""
+    return {event: {"hooks": [handler(agent_name, hook)]} for hook, event in HOOK_EVENTS.items()}
+
+
+def is_ours(item: object, agent_name: str) -> bool:
+    """True for a handler object whose command runs one of our Entire hooks."""
+    from entire_core import hooks
+
+    return hooks.is_ours(as_dict(item).get("command"), agent_name)
+
+
+def check_shape(data: object, path: str) -> dict[str, Any]:
+    """The ``hooks`` object of a parsed hooks file; ConfigError when Codex would reject the file."""
+    from entire_core.errors import ConfigError
+
+    root = as_dict(data)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level is not a JSON object, so Codex ignores this file")
+    unknown = sorted(set(root) - TOP_LEVEL_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{path}: Codex rejects this file, your own hooks included, because of the top-level key "
+            f"{unknown[0]!r} (only 'hooks' and 'description' are allowed); remove it and run again"
+        )
+    raw = root.get("hooks", {})
+    events = as_dict(raw)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: 'hooks' is not an object, so Codex rejects this file")
+    for event, groups in events.items():
+        matcher_groups = as_list(groups)
+        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in matcher_groups):
+            raise ConfigError(
+                f"{path}: hooks.{event} is not a list of matcher groups, so Codex rejects this file"
+            )
+    return events
+
+
+def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
+    """Install our handlers into the repository's hooks.json; return how many were added."""
+    from entire_core import hooks
+    from entire_core.config.json import edit_json
+
+    from entire_agent_openai_codex import state
+
+    path = os.path.join(agent.repo_root, HOOKS_FILE)
+    codex_dir = os.path.dirname(path)
+    created_dir = not os.path.isdir(codex_dir)
+    with edit_json(path) as doc:
+        data = doc.data
+        check_shape(data, path)
+        created_file, created_key = not doc.existed, "hooks" not in data
+        events = data.setdefault("hooks", {})
+        added = hooks.install_groups(
+            events, wanted_groups(agent.name), lambda h: is_ours(h, agent.name), force=force
+        )
+    if added and (created_file or created_key or created_dir):
+        # Uninstall removes only what we added: it needs to know what was there before.
+        state.record_install(
+            agent.env, path, created_file=created_file, created_key=created_key, created_dir=created_dir
+        )
+    return added
+
+
+def uninstall(agent: OpenAICodexAgent) -> None:
+    """Remove our handlers, and the file (and ``.codex/``) only when we created it and it is now empty."""
+    from entire_core import hooks
+    from entire_core.config.json import edit_json
+
+    from entire_agent_openai_codex import state
+
+    path = os.path.join(agent.repo_root, HOOKS_FILE)
+    if not os.path.isfile(path):
+        state.forget_install(agent.env, path)
+        return
+    record = state.install_record(agent.env, path)
+    with edit_json(path, create=False) as doc:
+        data = doc.data
+        events = check_shape(data, path)
+        hooks.remove_groups(events, lambda h: is_ours(h, agent.name))
+        if not events and record.get("created_key") and "hooks" in data:
+            del data["hooks"]
+        if not data and record.get("created_file"):
+            doc.delete()
+    if record.get("created_dir") and not os.path.exists(path):
+        import contextlib
+
+        with contextlib.suppress(OSError):  # not empty: something else lives in .codex/
+            os.rmdir(os.path.dirname(path))
+    state.forget_install(agent.env, path)
+
+
+def installed(agent: OpenAICodexAgent) -> bool:
+    """True if any of our handlers is in the repository's hooks.json (a broken file is an error)."""
+    from entire_core import hooks
+    from entire_core.config.json import parse_json_text
+    from entire_core.errors import ConfigError
+
+    path = os.path.join(agent.repo_root, HOOKS_FILE)
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return False
+    try:
+        data = parse_json_text(text, comments=False)
+    except ConfigError as exc:
+        raise ConfigError(f"cannot parse {path}: {exc}") from None
+    events = as_dict(as_dict(data).get("hooks"))
+    return bool(hooks.installed_groups(events, lambda h: is_ours(h, agent.name)))
+
+
+# -- payloads -------------------------------------------------------------------------------------------
+
+
+def _text(payload: dict[str, Any], *names: str) -> str:
+    return next((as_str(payload.get(name)) for name in names if as_str(payload.get(name))), "")
+
+
+def parse(agent: OpenAICodexAgent, hook: str, payload: object) -> Event | None:
+    """The lifecycle event a Codex hook payload means, or None.
+
+    Also accepts the protocol's own HookInput shape (``session_ref``, ``user_prompt``), which the
+    compliance suite sends. Payloads fired inside a subagent thread carry ``agent_id``: its prompts,
+    stops and compactions are not the session's turns.
+    """
+    p = as_dict(payload)
+    session_id = _text(p, "session_id")
+    if not session_id:
+        return None
+    in_subagent = bool(_text(p, "agent_id"))
+    ref = _text(p, "transcript_path", "session_ref")
+    ephemeral = "transcript_path" in p and p["transcript_path"] is None
+    model, stamp = _text(p, "model"), _text(p, "timestamp")
+
+    def event(kind: int, session_ref: str = ref, prompt: str = "", child: str = "", task: str = "") -> Event:
+        return Event(kind, session_id, session_ref=session_ref, model=model, timestamp=stamp, prompt=prompt,
+                     subagent_id=child, tool_use_id=child, subagent_type=_text(p, "agent_type") if child else "",
+                     task_description=task)  # fmt: skip
+
+    if hook == "session-start":
+        # Codex fires SessionStart again with source "compact" after compacting: the same session.
+        return None if p.get("source") == "compact" else event(EventType.SESSION_START)
+    if hook == "user-prompt-submit":
+        if in_subagent:
+            return None
+        prompt = _text(p, "prompt", "user_prompt")
+        if ephemeral:
+            from entire_agent_openai_codex import state
+
+            ref = state.ephemeral_prompt(agent.repo_root, session_id, prompt, p)
+        return event(EventType.TURN_START, ref, prompt=prompt)
+    if hook == "stop":
+        if in_subagent:
+            return None
+        from entire_agent_openai_codex import state
+
+        if ephemeral:
+            ref = state.ephemeral_stop(agent.repo_root, session_id, p)
+        elif ref:
+            state.expect_turn_end(agent.repo_root, ref, p)
+        return event(EventType.TURN_END, ref)
+    if hook == "post-compact":
+        return None if in_subagent else event(EventType.COMPACTION)
+    if hook == "session-end":
+        return event(EventType.SESSION_END)
+    if hook in ("subagent-start", "subagent-stop"):
+        return _subagent_event(agent, hook, p, event)
+    return None  # pre-compact: post-compact reports the compaction once it has happened
+
+
+def _subagent_event(
+    agent: OpenAICodexAgent, hook: str, p: dict[str, Any], event: Callable[..., Event]
+) -> Event | None:
+    """SubagentStart / SubagentEnd, keyed by the child's thread id, pointing at the child's rollout.
+
+    Codex has no tool-use id for a spawn, so the child's id is the task key too; at SubagentEnd the
+    CLI reads the event's transcript for the child's files, so that must be the child's rollout.
+    """
+    child = _text(p, "agent_id")
+    if not child:
+        return None
+    if hook == "subagent-start":
+        return event(EventType.SUBAGENT_START, _text(p, "transcript_path"), child=child)
+    from entire_core import validate
+    from entire_core.errors import InvalidInput
+
+    from entire_agent_openai_codex import home, transcript
+
+    ref = _text(p, "agent_transcript_path")
+    if not ref:
+        try:
+            ref = home.find_rollout(validate.tool_id(child, "agent_id"), agent.env) or ""
+        except InvalidInput:
+            ref = ""
+    task = transcript.first_prompt(ref) if ref else ""
+    # Without the child's rollout, no transcript is better than the parent's: the CLI would read every
+    # file the parent ever changed as the child's work.
+    return event(EventType.SUBAGENT_END, ref, child=child, task=task)

@@ -1,0 +1,202 @@
+"""Small files the plugin keeps between its own processes (the CLI starts one process per call).
+
+- What ``install-hooks`` created (the hooks file, its ``hooks`` key, ``.codex/``), so that
+  ``uninstall-hooks`` removes exactly that and gives a user's file back byte for byte. Kept per user
+  in ``$XDG_DATA_HOME/entire-agent-openai-codex/installs.json``, keyed by the hooks file's path.
+- The turn a Stop hook announced, so that ``prepare-transcript`` knows what to wait for.
+- The stand-in rollout of an ephemeral session (``codex exec --ephemeral`` writes none), built from
+  the hook payloads so that the turn can still be recorded.
+
+The last two live in the repository's ``.entire/tmp/entire-agent-openai-codex/``, which git ignores.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.jsonvalues import obj as as_dict
+from entire_core.jsonvalues import text as as_str
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+SCRATCH = os.path.join(".entire", "tmp", "entire-agent-openai-codex")
+PROGRAM = "entire-agent-openai-codex"
+
+
+# -- install records -------------------------------------------------------------------------------------
+# TODO(core): generic; any agent that installs into another tool's file needs to know what it created
+# to uninstall byte for byte (the file, a container key, the directory).
+
+
+def _records_file(env: Mapping[str, str]) -> str:
+    data_home = env.get("XDG_DATA_HOME", "")
+    if not data_home or not os.path.isabs(data_home):
+        home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
+        data_home = os.path.join(home, ".local", "share")
+    return os.path.join(data_home, PROGRAM, "installs.json")
+
+
+def _key(hooks_path: str) -> str:
+    return os.path.realpath(hooks_path)
+
+
+def install_record(env: Mapping[str, str], hooks_path: str) -> dict[str, bool]:
+    """What our install created for this hooks file (empty when we created nothing or forgot)."""
+    import json
+
+    try:
+        with open(_records_file(env), encoding="utf-8") as f:
+            records = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    record = as_dict(as_dict(records).get(_key(hooks_path)))
+    return {k: v for k, v in record.items() if isinstance(v, bool)}
+
+
+def record_install(env: Mapping[str, str], hooks_path: str, **created: bool) -> None:
+    """Remember what install created (merged with what an earlier install created)."""
+    from entire_core.config.json import edit_json
+
+    with edit_json(_records_file(env)) as doc:
+        records = as_dict(doc.data)
+        merged = {k: v is True for k, v in as_dict(records.get(_key(hooks_path))).items()}
+        for name, value in created.items():
+            merged[name] = merged.get(name, False) or value
+        records[_key(hooks_path)] = merged
+        doc.data = records
+
+
+def forget_install(env: Mapping[str, str], hooks_path: str) -> None:
+    """Drop the record of one install; delete the records file when it is left empty."""
+    path = _records_file(env)
+    if not os.path.exists(path):
+        return
+    from entire_core.config.json import edit_json
+
+    with edit_json(path, create=False) as doc:
+        records = as_dict(doc.data)
+        records.pop(_key(hooks_path), None)
+        doc.data = records
+        if not records:
+            doc.delete()
+
+
+# -- scratch files in the repository -----------------------------------------------------------------------
+
+
+def _scratch(repo_root: str, name: str) -> str:
+    return os.path.join(repo_root, SCRATCH, name)
+
+
+def _turn_file(repo_root: str, ref: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(os.path.abspath(ref).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return _scratch(repo_root, f"turn-end-{digest}.json")
+
+
+def expect_turn_end(repo_root: str, ref: str, payload: Mapping[str, Any]) -> None:
+    """Note what the Stop hook said ended (turn id, last message) for ``prepare-transcript``.
+
+    Best effort: a hook must not fail because scratch space is not writable; prepare then just does
+    not wait.
+    """
+    import contextlib
+    import json
+
+    from entire_core import fsutil
+
+    expected = {
+        "transcript": ref,
+        "turn_id": as_str(payload.get("turn_id")),
+        "message": as_str(payload.get("last_assistant_message")),
+    }
+    with contextlib.suppress(OSError):
+        fsutil.atomic_write(_turn_file(repo_root, ref), json.dumps(expected).encode("utf-8"))
+
+
+def pending_turn_end(repo_root: str, ref: str) -> dict[str, str]:
+    """What the last Stop hook for this rollout announced, or an empty dict."""
+    import json
+
+    try:
+        with open(_turn_file(repo_root, ref), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in as_dict(data).items() if isinstance(v, str)}
+
+
+def clear_turn_end(repo_root: str, ref: str) -> None:
+    """Forget the announced turn once the rollout holds it."""
+    import contextlib
+
+    from entire_core import fsutil
+
+    with contextlib.suppress(OSError):
+        fsutil.remove_file(_turn_file(repo_root, ref))
+
+
+# -- ephemeral sessions -------------------------------------------------------------------------------------
+
+
+def ephemeral_path(repo_root: str, session_id: str) -> str:
+    """The stand-in rollout of an ephemeral session."""
+    from entire_core import validate
+
+    return _scratch(repo_root, f"ephemeral-{validate.session_id(session_id)}.jsonl")
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _append(path: str, session_id: str, payload: Mapping[str, Any], items: list[dict[str, Any]]) -> str:
+    import json
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    stamp = _now()
+    lines: list[dict[str, Any]] = []
+    if not os.path.exists(path):
+        meta = {"id": session_id, "session_id": session_id, "timestamp": stamp, "cwd": as_str(payload.get("cwd")),
+                "originator": PROGRAM, "source": "exec", "thread_source": "user", "ephemeral": True}  # fmt: skip
+        lines.append({"timestamp": stamp, "type": "session_meta", "payload": meta})
+    lines += [{"timestamp": stamp, **item} for item in items]
+    data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, data)  # one write of whole lines: a concurrent reader never sees half a line
+    finally:
+        os.close(fd)
+    return path
+
+
+def ephemeral_prompt(repo_root: str, session_id: str, prompt: str, payload: Mapping[str, Any]) -> str:
+    """Record a prompt of an ephemeral session; return the stand-in rollout's path."""
+    turn_id = as_str(payload.get("turn_id"))
+    message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
+    typed = {"type": "UserMessage", "content": [{"type": "text", "text": prompt}]}
+    items = [
+        {"type": "event_msg", "payload": {"type": "task_started", "turn_id": turn_id}},
+        {"type": "response_item", "payload": message},
+        {"type": "event_msg", "payload": {"type": "item_completed", "turn_id": turn_id, "item": typed}},
+    ]
+    return _append(ephemeral_path(repo_root, session_id), session_id, payload, items)
+
+
+def ephemeral_stop(repo_root: str, session_id: str, payload: Mapping[str, Any]) -> str:
+    """Record the end of an ephemeral session's turn; return the stand-in rollout's path."""
+    turn_id = as_str(payload.get("turn_id"))
+    text = as_str(payload.get("last_assistant_message"))
+    items: list[dict[str, Any]] = []
+    if text:
+        message = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+        items.append({"type": "response_item", "payload": message})
+    done = {"type": "task_complete", "turn_id": turn_id, "last_agent_message": text or None}
+    items.append({"type": "event_msg", "payload": done})
+    return _append(ephemeral_path(repo_root, session_id), session_id, payload, items)

@@ -1,0 +1,205 @@
+"""Codex's hook trust: which of our hooks it will run, and writing the trust entries when asked.
+
+Codex runs a project hook only when (1) the project is trusted (``[projects."<root>"] trust_level =
+"trusted"`` in the user's config.toml; otherwise the whole ``.codex/`` folder is ignored) and (2) the
+hook itself is trusted: ``[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]`` holds
+``trusted_hash``, the sha256 of the hook's normalized identity, and the hook is not ``enabled = false``.
+A hook whose command or timeout changed since it was trusted is "modified" and skipped again. All of
+this is silent in ``codex exec``, hence ``doctor``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from entire_core.jsonvalues import array as as_list
+from entire_core.jsonvalues import obj as as_dict
+from entire_core.jsonvalues import text as as_str
+
+from entire_agent_openai_codex import hooks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+DEFAULT_TIMEOUT_SECONDS = 600
+"""The timeout Codex gives a handler that names none; it is part of the hashed identity."""
+
+
+def snake(event: str) -> str:
+    """Codex's label of an event in trust keys and hashes: ``SessionStart`` -> ``session_start``."""
+    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(event))
+
+
+def handler_hash(event: str, matcher: object, handler: Mapping[str, Any]) -> str:
+    """``sha256:<hex>`` of a command handler's normalized identity, as Codex computes it.
+
+    The identity is the event label, the matcher when there is one, and the handler with its
+    effective timeout (at least 1 s, 600 when absent) and ``async`` flag, serialized as compact JSON
+    with sorted keys.
+    """
+    import hashlib
+    import json
+
+    timeout = handler.get("timeout", handler.get("timeoutSec"))
+    normalized: dict[str, Any] = {
+        "type": "command",
+        "command": handler.get("command"),
+        "timeout": max(1, int(timeout))
+        if isinstance(timeout, int) and not isinstance(timeout, bool)
+        else DEFAULT_TIMEOUT_SECONDS,
+        "async": bool(handler.get("async", False)),
+    }
+    if handler.get("statusMessage") is not None:
+        normalized["statusMessage"] = handler["statusMessage"]
+    identity: dict[str, Any] = {"event_name": snake(event), "hooks": [normalized]}
+    if matcher is not None:
+        identity["matcher"] = matcher
+    blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def trust_key(hooks_path: str, event: str, group: int, index: int) -> str:
+    """The positional key Codex stores a hook's state under."""
+    return f"{hooks_path}:{snake(event)}:{group}:{index}"
+
+
+def key_path(hooks_path: str) -> str:
+    """The hooks file's path as Codex names it in keys: absolute, symlinks resolved (it starts from getcwd)."""
+    return os.path.realpath(hooks_path)
+
+
+@dataclass(frozen=True)
+class HookTrust:
+    """One of our handlers and what Codex will do with it."""
+
+    hook: str
+    event: str
+    key: str
+    current_hash: str
+    trusted_hash: str | None
+    enabled: bool
+
+    @property
+    def status(self) -> str:
+        """``trusted``, ``untrusted``, ``modified`` (trusted before, changed since) or ``disabled``."""
+        if not self.enabled:
+            return "disabled"
+        if self.trusted_hash is None:
+            return "untrusted"
+        return "trusted" if self.trusted_hash == self.current_hash else "modified"
+
+
+def our_handlers(
+    events: Mapping[str, Any], agent_name: str
+) -> list[tuple[str, str, int, int, dict[str, Any]]]:
+    """``(hook, event, group index, handler index, handler)`` of each of our handlers, in file order."""
+    from entire_core.hooks import hook_of
+
+    found: list[tuple[str, str, int, int, dict[str, Any]]] = []
+    for event, groups in events.items():
+        for gi, group in enumerate(as_list(groups)):
+            for hi, handler in enumerate(as_list(as_dict(group).get("hooks"))):
+                if hooks.is_ours(handler, agent_name):
+                    name = hook_of(as_str(as_dict(handler).get("command")), agent_name) or ""
+                    found.append((name, event, gi, hi, as_dict(handler)))
+    return found
+
+
+def _matcher(events: Mapping[str, Any], event: str, group: int) -> object:
+    return events[event][group].get("matcher")
+
+
+def hook_states(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ``[hooks.state]`` table of a parsed config.toml."""
+    state = as_dict(as_dict(config.get("hooks")).get("state"))
+    return {k.strip(): as_dict(v) for k, v in state.items() if as_dict(v)}
+
+
+def assess(
+    hooks_path: str, events: Mapping[str, Any], config: Mapping[str, Any], agent_name: str
+) -> list[HookTrust]:
+    """The trust status of each of our handlers in ``events`` given the user's parsed config.toml."""
+    states = hook_states(config)
+    paths = dict.fromkeys((key_path(hooks_path), os.path.abspath(hooks_path)))
+    result: list[HookTrust] = []
+    for hook, event, gi, hi, handler in our_handlers(events, agent_name):
+        keys = [trust_key(path, event, gi, hi) for path in paths]
+        state = next((states[k] for k in keys if k in states), as_dict(None))
+        trusted = as_str(state.get("trusted_hash")) or None
+        current = handler_hash(event, _matcher(events, event, gi), handler)
+        result.append(
+            HookTrust(
+                hook,
+                event,
+                keys[0],
+                current,
+                trusted,
+                state.get("enabled") is not False,
+            )
+        )
+    return result
+
+
+def project_trust(config: Mapping[str, Any], repo_root: str) -> str | None:
+    """The ``trust_level`` the user's config gives this repository ("trusted", "untrusted" or None)."""
+    projects = as_dict(config.get("projects"))
+    for root in dict.fromkeys((os.path.realpath(repo_root), os.path.abspath(repo_root))):
+        level = as_str(as_dict(projects.get(root)).get("trust_level"))
+        if level:
+            return level
+    return None
+
+
+def write_trust(
+    config_path: str, hooks_path: str, events: Mapping[str, Any], agent_name: str, *, project_root: str = ""
+) -> list[str]:
+    """Trust our handlers (and, with ``project_root``, the project) in the user's config.toml.
+
+    Only our ``[hooks.state."..."]`` tables are added or updated; a user's ``enabled = false`` is kept;
+    entries left behind by our handlers' earlier positions in this file are removed. Returns the keys
+    written. The file's comments and layout are kept (tomlkit).
+    """
+    import tomlkit
+    from entire_core.config.toml import edit_toml
+
+    ours = our_handlers(events, agent_name)
+    path = key_path(hooks_path)
+    wanted = {
+        trust_key(path, e, gi, hi): handler_hash(e, _matcher(events, e, gi), h) for _, e, gi, hi, h in ours
+    }
+    with edit_toml(config_path) as doc:
+        if project_root:
+            projects = _table(doc.data, "projects", header=False)
+            entry = _table(projects, os.path.realpath(project_root))
+            if entry.get("trust_level") != "trusted":
+                fresh = "trust_level" not in entry and not entry
+                entry["trust_level"] = "trusted"
+                if fresh:  # a blank line before whatever table follows it
+                    entry.add(tomlkit.nl())
+        state = _table(_table(doc.data, "hooks", header=False), "state", header=False)
+        for key in [k for k in state if k.startswith(path + ":") and k not in wanted]:
+            old = as_dict(state[key])
+            # Only an entry that trusted one of our handlers at a position it no longer holds, and
+            # says nothing else: a user's entry (or their enabled = false) stays.
+            if old.get("trusted_hash") in wanted.values() and set(old) == {"trusted_hash"}:
+                del state[key]
+        for key, digest in wanted.items():
+            entry = _table(state, key)
+            if entry.get("trusted_hash") != digest:
+                entry["trusted_hash"] = digest
+    return list(wanted)
+
+
+def _table(container: Any, name: str, *, header: bool = True) -> Any:
+    """``container[name]``, created when missing; without ``header`` it is written only as a prefix of
+    its subtables' headers (``[hooks.state."..."]``, as Codex writes them)."""
+    import tomlkit
+
+    table = container.get(name)
+    if table is None:
+        table = tomlkit.table(is_super_table=not header)
+        container[name] = table
+    return table

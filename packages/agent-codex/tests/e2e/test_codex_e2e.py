@@ -1,0 +1,216 @@
+"""End to end with the real Codex CLI (npm ``@openai/codex@0.171.0``) and Entire's simulator.
+
+The test installs Codex into a cache directory once, then runs ``codex_driver.py`` inside a loopback-only
+network namespace next to the project's scripted Responses-API server, and checks what Entire's
+simulator recorded: the events, the per-turn files, prompts and token usage, the subagent task,
+``doctor`` before and after ``trust``, that ``trust`` kept the commented config.toml's bytes, the
+restore through ``write-session`` that ``codex resume`` then continues, and ``generate-text``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CODEX_VERSION = "0.171.0"
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+import codex_driver as driver  # noqa: E402
+import codex_scripted_server as scripted_server  # noqa: E402
+
+
+def cache_dir() -> Path:
+    """Where the pinned Codex is installed once and reused."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "entire-agents-e2e" / f"codex-{CODEX_VERSION}"
+
+
+def install_codex() -> Path:
+    """The pinned ``codex`` executable, installed from npm into the cache directory when missing."""
+    target = cache_dir()
+    codex = target / "node_modules" / ".bin" / "codex"
+    if codex.exists():
+        return codex
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is needed to install @openai/codex for the end-to-end test, and it is not on PATH")
+    target.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [
+            npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(target),
+            f"@openai/codex@{CODEX_VERSION}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0 or not codex.exists():
+        pytest.fail(f"npm install @openai/codex@{CODEX_VERSION} failed:\n{done.stderr[-3000:]}")
+    return codex
+
+
+def require_network_namespace() -> None:
+    """The agent must run where only 127.0.0.1 is reachable: fail clearly when that is impossible."""
+    try:
+        done = subprocess.run(
+            ["unshare", "-n", "true"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except FileNotFoundError:
+        pytest.fail("`unshare` (util-linux) is needed to run Codex in a loopback-only network namespace")
+    if done.returncode != 0:
+        pytest.fail(
+            f"cannot create a network namespace (`unshare -n true` failed: {done.stderr.strip()}); run as root"
+        )
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Run the driver once for all the checks of this module."""
+    require_network_namespace()
+    codex = install_codex()
+    work = tmp_path_factory.mktemp("codex-e2e")
+    result = work / "result.json"
+    argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", sys.executable, str(HERE / "codex_driver.py"),
+            "--codex", str(codex), "--work", str(work / "w"), "--result", str(result)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0 and result.exists(), (
+        f"driver failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
+    data: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+    return data
+
+
+def events(outcome: dict[str, Any], session: str) -> list[tuple[str, str | None]]:
+    """``(hook, event name)`` of every hook call of one session (children's calls carry the root id)."""
+    calls = outcome["hook_calls"]
+    return [(c["hook"], c["event_name"]) for c in calls if c["payload"].get("session_id") == session]
+
+
+def checkpoints(outcome: dict[str, Any], session: str, kind: str = "turn") -> list[dict[str, Any]]:
+    return [c for c in outcome["checkpoints"] if c["session_id"] == session and c["kind"] == kind]
+
+
+def tokens(
+    input_tokens: int, cached: int, output: int, calls: int, sub: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {"input_tokens": input_tokens, "cache_creation_tokens": 0, "cache_read_tokens": cached,
+            "output_tokens": output, "api_call_count": calls, "cache_creation_1h_tokens": 0, "subagent_tokens": sub}  # fmt: skip
+
+
+def test_every_codex_run_succeeded(outcome: dict[str, Any]) -> None:
+    assert outcome["codex_version"] == f"codex-cli {CODEX_VERSION}"
+    for name, run in outcome["runs"].items():
+        assert run["code"] == 0, f"codex run {name} failed: {run['stderr']}"
+    assert outcome["violations"] == []
+    assert all(call["error"] is None for call in outcome["hook_calls"])
+
+
+def test_doctor_reports_trust_before_and_after_trust(outcome: dict[str, Any]) -> None:
+    assert outcome["enable"] == 8
+    before, after = outcome["doctor_before"], outcome["doctor_after"]
+    assert before["code"] == 1
+    assert "the project is not trusted" in before["stdout"]
+    assert before["stdout"].count("untrusted, so Codex skips it") == 8
+    assert "entire-agent-openai-codex trust" in before["stdout"]
+    assert outcome["trust"]["code"] == 0
+    assert after["code"] == 0, after["stdout"]
+    assert after["stdout"].count("[ok] trusted") == 8
+    assert "[!!]" not in after["stdout"]
+
+
+def test_trust_keeps_the_commented_config_bytes(outcome: dict[str, Any]) -> None:
+    before, after = outcome["config_before"], outcome["config_after"]
+    assert after.startswith(before)  # every comment and byte of the user's file, then only ours
+    added = [line for line in after[len(before) :].splitlines() if line.strip()]
+    repo = os.path.realpath(outcome["repo"])
+    assert added[:2] == [f'[projects."{repo}"]', 'trust_level = "trusted"']
+    labels = ["session_start", "user_prompt_submit", "stop", "pre_compact", "post_compact", "session_end",
+              "subagent_start", "subagent_stop"]  # fmt: skip
+    assert added[2::2] == [f'[hooks.state."{repo}/.codex/hooks.json:{label}:0:0"]' for label in labels]
+    assert all(
+        line.startswith('trusted_hash = "sha256:') and len(line) == len('trusted_hash = "sha256:"') + 64
+        for line in added[3::2]
+    )
+
+
+def test_two_turns_with_a_resume_and_a_compaction(outcome: dict[str, Any]) -> None:
+    session = outcome["session_one"]
+    assert events(outcome, session)[:11] == [
+        ("session-start", "SessionStart"),
+        ("user-prompt-submit", "TurnStart"),
+        ("stop", "TurnEnd"),
+        ("session-end", "SessionEnd"),
+        ("pre-compact", None),
+        ("post-compact", "Compaction"),
+        ("session-start", "SessionStart"),  # source "resume"
+        ("session-start", None),  # source "compact": not a new session
+        ("user-prompt-submit", "TurnStart"),
+        ("stop", "TurnEnd"),
+        ("session-end", "SessionEnd"),
+    ]
+    one, two = checkpoints(outcome, session)[:2]
+    assert one["prompt"] == driver.PROMPT_ONE
+    assert sorted(one["transcript_files"]) == [
+        "README.md",
+        "hello.txt",
+    ]  # shell.txt came from a shell command
+    assert one["files"] == ["README.md", "hello.txt", "shell.txt"]
+    # three model responses: steps 0, 1 and 2 of the scripted server's usage
+    assert one["tokens"] == tokens(4500, 1500, 123, 3)
+    assert two["prompt"] == driver.PROMPT_TWO
+    assert sorted(two["transcript_files"]) == ["greeting.txt", "hello.txt", "second.txt", "shell.txt"]
+    # the compaction's response happened before the turn started; the turn had two responses
+    assert two["tokens"] == tokens(2250, 750, 81, 2)
+
+
+def test_a_subagent_session(outcome: dict[str, Any]) -> None:
+    session = outcome["session_two"]
+    assert events(outcome, session) == [
+        ("session-start", "SessionStart"),
+        ("user-prompt-submit", "TurnStart"),
+        ("subagent-start", "SubagentStart"),
+        ("user-prompt-submit", None),  # the child's prompt is not a turn of the session
+        ("subagent-stop", "SubagentEnd"),
+        ("stop", "TurnEnd"),
+        ("session-end", "SessionEnd"),
+    ]
+    [task] = checkpoints(outcome, session, "task")
+    assert task["files"] == ["child.txt"] and task["transcript_files"] == ["child.txt"]
+    assert task["task_description"] == "CHILD-TASK: create child.txt"
+    assert task["session_ref"].endswith(f"-{task['subagent_id']}.jsonl")
+    [turn] = checkpoints(outcome, session)
+    assert turn["prompt"] == driver.PROMPT_SPAWN
+    assert turn["transcript_files"] == ["child.txt"]
+    assert turn["tokens"] == tokens(4500, 1500, 123, 3, sub=tokens(2250, 750, 81, 2))
+
+
+def test_write_session_restores_where_codex_resume_finds_it(outcome: dict[str, Any]) -> None:
+    session = outcome["session_one"]
+    assert outcome["resume"]["command"] == f"codex resume {session}"
+    assert outcome["restored_path_is_original"] and outcome["restored_equals_checkpoint"]
+    assert outcome["runs"]["after_restore"]["code"] == 0
+    third = checkpoints(outcome, session)[2]
+    assert third["prompt"] == driver.PROMPT_AFTER_RESTORE
+    assert third["turn_offset"] > 0  # Codex appended to the restored rollout
+
+
+def test_generate_text_answers_through_codex_exec(outcome: dict[str, Any]) -> None:
+    generated = outcome["generate"]
+    assert generated["code"] == 0, generated["stderr"]
+    assert json.loads(generated["stdout"]) == {"text": scripted_server.REPLY}

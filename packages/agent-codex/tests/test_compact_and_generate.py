@@ -1,0 +1,113 @@
+"""The compact transcript, the hook response, and generate-text's failures (its success runs in the e2e test)."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from codex_fixtures import CAPTURE_REPO, PROMPT1, PROMPT2, ROLLOUT1, ROLLOUT2
+from entire_agent_openai_codex import compact, generate
+from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_core.errors import AgentError
+
+
+def lines_of(path: Path) -> list[dict[str, object]]:
+    data = compact.compact(str(path), agent="openai-codex", cli_version="9.9.9", repo_root=CAPTURE_REPO)
+    assert data.endswith(b"\n")
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def test_compact_transcript_of_a_two_turn_session() -> None:
+    lines = lines_of(ROLLOUT1)
+    assert all(
+        line["v"] == 1 and line["agent"] == "openai-codex" and line["cli_version"] == "9.9.9"
+        for line in lines
+    )
+    users = [line["content"] for line in lines if line["type"] == "user"]
+    assert users == [[{"text": PROMPT1}], [{"text": PROMPT2}]]
+    blocks = [block for line in lines if line["type"] == "assistant" for block in line["content"]]  # type: ignore[union-attr]
+    tools = [b for b in blocks if b["type"] == "tool_use"]
+    assert [(b["name"], b["result"]["status"]) for b in tools] == [
+        ("apply_patch", "success"),
+        ("exec_command", "success"),
+        ("apply_patch", "success"),
+    ]
+    changes = [(b["path"], b["kind"], b["tool_use_id"]) for b in blocks if b["type"] == "file_change"]
+    assert changes == [("README.md", "update", "call_patch_1"), ("hello.txt", "add", "call_patch_1"),
+                       ("second.txt", "add", "call_patch_5"), ("shell.txt", "delete", "call_patch_5")]  # fmt: skip
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    assert texts[-1] == "Second turn done: added second.txt and deleted shell.txt."
+    assert [line.get("input_tokens") for line in lines if line["type"] == "assistant"] == [
+        1000,
+        2000,
+        3000,
+        3000,
+        1000,
+        2000,
+    ]
+    raw = b"".join(compact.compact(str(ROLLOUT1), agent="a", cli_version="v", repo_root="/").splitlines())
+    assert (
+        b"encrypted_content" not in raw
+        and b"environment_context" not in raw
+        and b"base_instructions" not in raw
+    )
+
+
+def test_compact_leaves_out_subagent_notifications() -> None:
+    lines = lines_of(ROLLOUT2)
+    assert [line["content"] for line in lines if line["type"] == "user"] == [
+        [{"text": "SPAWN a subagent that creates child.txt, wait for it, then report"}]
+    ]
+
+
+def test_hook_response_is_codex_hook_output() -> None:
+    out = OpenAICodexAgent(env={}, cwd="/").write_hook_response("line one\nline two ✓")
+    assert json.loads(out) == {"systemMessage": "line one\nline two ✓"}
+
+
+def test_generate_without_codex_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(AgentError, match="codex CLI is not installed"):
+        generate.generate("hi", "m", {"PATH": str(tmp_path)})
+
+
+def fake_codex(tmp_path: Path, script: str) -> dict[str, str]:
+    """A stand-in ``codex`` on PATH: only to make the failure paths happen (the real one runs in e2e)."""
+    path = tmp_path / "codex"
+    path.write_text(f"#!{sys.executable}\n{script}\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return {"PATH": str(tmp_path), "HOME": str(tmp_path)}
+
+
+def test_generate_reports_a_login_problem_in_one_line(tmp_path: Path) -> None:
+    env = fake_codex(
+        tmp_path,
+        "import sys\nsys.stderr.write('WARNING: noise\\nERROR: 401 Unauthorized: Missing bearer\\n')\nsys.exit(1)",
+    )
+    with pytest.raises(AgentError, match=r"is Codex logged in \(`codex login`\)\? ERROR: 401 Unauthorized"):
+        generate.generate("hi", "m", env)
+
+
+def test_generate_reads_the_last_message_file_and_passes_the_prompt_on_stdin(tmp_path: Path) -> None:
+    script = (
+        "import sys\nargs = sys.argv[1:]\nprompt = sys.stdin.read()\n"
+        "open(args[args.index('--output-last-message') + 1], 'w').write('echo: ' + prompt + ' ' + ' '.join(args[:9]))\n"
+    )
+    answer = generate.generate("the prompt", "my-model", fake_codex(tmp_path, script))
+    assert (
+        answer
+        == "echo: the prompt exec --ephemeral --skip-git-repo-check --sandbox read-only --color never --disable hooks"
+    )
+    argv = generate.command("codex", "my-model", "/w", "/a")
+    assert argv[-3:] == ["--model", "my-model", "-"]
+
+
+def test_generate_text_subcommand_needs_a_prompt(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "entire-agent-openai-codex"
+    done = subprocess.run(
+        [str(script), "generate-text", "--model", "x"], input=b"  ", capture_output=True, check=False
+    )
+    assert done.returncode != 0 and b"needs the prompt" in done.stderr

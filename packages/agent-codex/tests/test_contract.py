@@ -1,0 +1,98 @@
+"""The contract kit's standard tests, with the real Codex captures as recorded cases."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from codex_fixtures import (
+    CAPTURE_REPO,
+    EXPECTED_EVENTS,
+    HOOKS,
+    PROMPT1,
+    PROMPT2,
+    PROMPT_CHILD,
+    PROMPT_SPAWN,
+    ROLLOUT1,
+    ROLLOUT2,
+    ROLLOUT_CHILD,
+    ROLLOUTS,
+    S2,
+    SUMMARY1,
+    SUMMARY2,
+    SUMMARY_CHILD,
+    TURN1_END,
+    hook_of,
+)
+from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
+
+
+def _tokens(input_tokens: int, cached: int, output: int, calls: int, **extra: object) -> dict[str, object]:
+    usage: dict[str, object] = {"input_tokens": input_tokens, "cache_creation_tokens": 0, "cache_read_tokens": cached,
+                                "output_tokens": output, "api_call_count": calls}  # fmt: skip
+    return {**usage, **extra}
+
+
+# The sandbox's repository is not the capture's, so paths stay absolute (the CLI drops them as
+# outside the repository); test_transcript.py checks them against the capture's repository.
+def _abs(*names: str) -> list[str]:
+    return [f"{CAPTURE_REPO}/{name}" for name in names]
+
+
+CHILD_TOKENS = _tokens(2250, 750, 101, 2)
+
+
+class TestOpenAICodexContract(AgentContract):
+    agent_cls = OpenAICodexAgent
+    transcript_cases: ClassVar[list[TranscriptCase]] = [
+        TranscriptCase(
+            ROLLOUT1,
+            position=78832,
+            modified_files=_abs("README.md", "hello.txt", "shell.txt", "second.txt"),
+            prompts=[PROMPT1, PROMPT2],
+            summary=SUMMARY1,
+            tokens=_tokens(9000, 3000, 306, 6),
+            all_modified_files=_abs("README.md", "hello.txt", "shell.txt", "second.txt"),
+            total_tokens=_tokens(9000, 3000, 306, 6),
+        ),
+        TranscriptCase(
+            ROLLOUT1,
+            offset=TURN1_END,
+            position=78832,
+            modified_files=_abs("second.txt", "shell.txt"),
+            prompts=[PROMPT2],
+            summary=SUMMARY1,
+            tokens=_tokens(4500, 1500, 153, 3),
+            all_modified_files=_abs("second.txt", "shell.txt"),
+            total_tokens=_tokens(4500, 1500, 153, 3),
+        ),
+        TranscriptCase(
+            ROLLOUT2,
+            position=48975,
+            modified_files=[],
+            prompts=[PROMPT_SPAWN],
+            summary=SUMMARY2,
+            tokens=_tokens(4500, 1500, 153, 3),
+            # The CLI's subagents dir is <dir of the rollout>/<session>/subagents: the child is found
+            # next to the parent's rollout.
+            subagents_dir=str(ROLLOUTS / S2 / "subagents"),
+            all_modified_files=_abs("child.txt"),
+            total_tokens=_tokens(4500, 1500, 153, 3, subagent_tokens=CHILD_TOKENS),
+        ),
+        TranscriptCase(
+            ROLLOUT_CHILD,
+            position=44347,
+            modified_files=_abs("child.txt"),
+            prompts=[PROMPT_CHILD],
+            summary=SUMMARY_CHILD,
+            tokens=CHILD_TOKENS,
+            all_modified_files=_abs("child.txt"),
+            total_tokens=CHILD_TOKENS,
+        ),
+    ]
+    hook_cases: ClassVar[list[HookCase]] = [
+        HookCase(hook_of(HOOKS / name), HOOKS / name, expected) for name, expected in EXPECTED_EVENTS.items()
+    ]
+
+    def sample_session_bytes(self) -> bytes:
+        return ROLLOUT_CHILD.read_bytes()

@@ -1,0 +1,140 @@
+"""The hooks file: what install writes, that it is idempotent, and that uninstall gives files back byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from codex_fixtures import HOOKS
+from entire_agent_openai_codex import hooks
+from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_core.errors import ConfigError
+
+GUARD = "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks openai-codex"
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> OpenAICodexAgent:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {
+        "ENTIRE_REPO_ROOT": str(repo),
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    return OpenAICodexAgent(env=env, cwd=str(repo))
+
+
+def hooks_file(agent: OpenAICodexAgent) -> Path:
+    return Path(agent.repo_root) / ".codex" / "hooks.json"
+
+
+def test_install_writes_one_guarded_handler_per_event_and_nothing_else_at_the_top(
+    agent: OpenAICodexAgent,
+) -> None:
+    assert agent.install_hooks() == 8
+    data = json.loads(hooks_file(agent).read_text())
+    assert list(data) == ["hooks"]
+    assert list(data["hooks"]) == [
+        "SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStart", "SubagentStop",
+    ]  # fmt: skip
+    assert data["hooks"]["Stop"] == [
+        {"hooks": [{"type": "command", "command": f"{GUARD} stop", "timeout": 30}]}
+    ]
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0] == {
+        "type": "command",
+        "command": f"{GUARD} session-end",
+        "timeout": 3,
+    }
+
+
+def test_install_is_idempotent_and_force_reinstalls(agent: OpenAICodexAgent) -> None:
+    agent.install_hooks()
+    before = hooks_file(agent).read_bytes()
+    assert agent.install_hooks() == 0
+    assert hooks_file(agent).read_bytes() == before
+    assert agent.install_hooks(force=True) == 8
+    assert hooks_file(agent).read_bytes() == before
+    assert agent.are_hooks_installed()
+
+
+def test_fresh_install_then_uninstall_leaves_nothing(agent: OpenAICodexAgent) -> None:
+    agent.install_hooks()
+    agent.uninstall_hooks()
+    assert not (Path(agent.repo_root) / ".codex").exists()
+    assert not agent.are_hooks_installed()
+    assert not (Path(agent.env["XDG_DATA_HOME"]) / "entire-agent-openai-codex" / "installs.json").exists()
+    agent.uninstall_hooks()  # nothing installed: still fine
+
+
+USER_FILES = [
+    "{}",
+    "{}\n",
+    '{"hooks": {}}\n',
+    '{\r\n\t"hooks": {\r\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\r\n\t}\r\n}\r\n',
+    # the user's own Stop group (ours goes after it), an event we do not use, a description, unicode
+    '{\n  "description": "mes crochets ✓",\n  "hooks": {\n    "Stop": [\n      {\n        "matcher": null,\n'
+    '        "hooks": [{"type": "command", "command": "say done", "timeout": 5}]\n      }\n    ],\n'
+    '    "PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "audit"}]}]\n  }\n}\n',
+    (HOOKS.parent / "config" / "project_hooks.json").read_text(),
+]
+
+
+@pytest.mark.parametrize("original", USER_FILES)
+def test_uninstall_gives_a_users_file_back_byte_for_byte(agent: OpenAICodexAgent, original: str) -> None:
+    path = hooks_file(agent)
+    path.parent.mkdir()
+    path.write_bytes(original.encode())
+    assert agent.install_hooks() == 8
+    data = json.loads(path.read_text())
+    user = json.loads(original).get("hooks", {})
+    for event, groups in user.items():
+        assert data["hooks"][event][: len(groups)] == groups  # the user's groups stay first, untouched
+    assert agent.install_hooks() == 0
+    agent.uninstall_hooks()
+    assert path.read_bytes() == original.encode()
+
+
+def test_a_user_handler_in_our_group_survives_uninstall(agent: OpenAICodexAgent) -> None:
+    agent.install_hooks()
+    path = hooks_file(agent)
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": "echo mine"})
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    agent.uninstall_hooks()
+    assert json.loads(path.read_text()) == {
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"hooks": {}, "_owner": "x"}', "top-level key '_owner'"),
+        ('{"hooks": []}', "'hooks' is not an object"),
+        ('{"hooks": {"Stop": {}}}', "hooks.Stop is not a list"),
+        ("[]", "not a JSON object"),
+        ('{"hooks": {} // comment\n}', "cannot parse"),
+    ],
+)
+def test_a_file_codex_would_reject_is_never_written(agent: OpenAICodexAgent, text: str, message: str) -> None:
+    path = hooks_file(agent)
+    path.parent.mkdir()
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        agent.install_hooks()
+    assert path.read_text() == text
+
+
+def test_are_hooks_installed_errors_on_a_broken_file(agent: OpenAICodexAgent) -> None:
+    path = hooks_file(agent)
+    path.parent.mkdir()
+    path.write_text("{nope")
+    with pytest.raises(ConfigError, match="cannot parse"):
+        agent.are_hooks_installed()
+
+
+def test_wanted_groups_match_hook_names() -> None:
+    assert OpenAICodexAgent.hook_names == tuple(hooks.HOOK_EVENTS)
+    assert set(hooks.wanted_groups("openai-codex")) == set(hooks.HOOK_EVENTS.values())

@@ -1,0 +1,37 @@
+"""Hooks and the TurnEnd sequence stay free of pydantic, tomlkit, YAML and lock libraries, on real payloads."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from codex_fixtures import HOOKS, ROLLOUT1, ROLLOUT2, S2, TURN1_END, hook_of
+from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+
+SCRIPT = Path(sys.executable).parent / "entire-agent-openai-codex"
+R1, R2 = str(ROLLOUT1), str(ROLLOUT2)
+SUBAGENTS = str(ROLLOUT2.parent / S2 / "subagents")
+
+TURN_END = [
+    (["prepare-transcript", "--session-ref", R1], b""),
+    (["read-transcript", "--session-ref", R1], b""),
+    (["extract-prompts", "--session-ref", R1, "--offset", str(TURN1_END)], b""),
+    (["extract-modified-files", "--path", R1, "--offset", str(TURN1_END)], b""),
+    (["extract-all-modified-files", "--offset", "0", "--subagents-dir", SUBAGENTS], ROLLOUT2.read_bytes()),
+    (["calculate-total-tokens", "--offset", "0", "--subagents-dir", SUBAGENTS], ROLLOUT2.read_bytes()),
+    (["calculate-tokens", "--offset", str(TURN1_END)], ROLLOUT1.read_bytes()),
+    (["get-transcript-position", "--path", R2], b""),
+]
+HOOK_CALLS = [
+    (["parse-hook", "--hook", hook_of(p)], p.read_bytes()) for p in sorted(HOOKS.glob("[0-3]*_*.json"))
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"), TURN_END + HOOK_CALLS, ids=lambda v: " ".join(v) if isinstance(v, list) else ""
+)
+def test_nothing_heavy_is_imported(tmp_path: Path, args: list[str], stdin: bytes) -> None:
+    modules = imported_modules(SCRIPT, args, Sandbox(tmp_path), stdin=stdin)
+    assert "entire_agent_openai_codex.agent" in modules
+    assert heavy_imports(modules) == set()

@@ -1,0 +1,258 @@
+"""Rollout parsing on the real captures, exactly, and on the variants other Codex releases and models write."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from codex_fixtures import (
+    CAPTURE_REPO,
+    CHILD,
+    PROMPT1,
+    PROMPT2,
+    ROLLOUT1,
+    ROLLOUT2,
+    ROLLOUT_CHILD,
+    S2,
+    SUMMARY1,
+    TURN1_END,
+)
+from entire_agent_openai_codex import transcript as t
+from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_core.types import TokenUsage
+
+
+def agent_for(repo: str, **env: str) -> OpenAICodexAgent:
+    return OpenAICodexAgent(env={"ENTIRE_REPO_ROOT": repo, "HOME": "/nonexistent", **env}, cwd="/")
+
+
+def line(kind: str, payload: Mapping[str, object]) -> bytes:
+    return json.dumps({"timestamp": "2026-11-30T03:00:00.000Z", "type": kind, "payload": payload}).encode()
+
+
+def meta(thread: str = "t-1", cwd: str = "/work/repo") -> bytes:
+    return line("session_meta", {"id": thread, "cwd": cwd, "base_instructions": {"text": "x" * 100}})
+
+
+def rollout(tmp_path: Path, *lines: bytes) -> Path:
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(item + b"\n" for item in lines))
+    return path
+
+
+# -- the captures, with the capture's repository as the repository ----------------------------------------
+
+
+def test_modified_files_are_repo_relative_and_per_turn() -> None:
+    agent = agent_for(CAPTURE_REPO)
+    assert agent.extract_modified_files(str(ROLLOUT1), 0) == (
+        ["README.md", "hello.txt", "second.txt", "shell.txt"],
+        78832,
+    )
+    assert agent.extract_modified_files(str(ROLLOUT1), TURN1_END) == (["second.txt", "shell.txt"], 78832)
+    assert agent.extract_modified_files(str(ROLLOUT1), 78832) == ([], 78832)
+    assert agent.extract_modified_files(str(ROLLOUT2), 0) == ([], 48975)  # the parent's own edits: none
+    assert agent.extract_modified_files(str(ROLLOUT_CHILD), 0) == (["child.txt"], 44347)
+
+
+def test_all_modified_files_include_the_subagents(tmp_path: Path) -> None:
+    agent = agent_for(CAPTURE_REPO, CODEX_HOME=str(tmp_path / "codex"))
+    data = ROLLOUT2.read_bytes()
+    assert agent.extract_all_modified_files(data, 0, "") == []  # the child's rollout is nowhere to be found
+    day = tmp_path / "codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    shutil.copy(ROLLOUT_CHILD, day)  # found from the UUIDv7 date of the child's id
+    assert agent.extract_all_modified_files(data, 0, "") == ["child.txt"]
+    assert agent.extract_all_modified_files(data, 48975, "") == []  # spawned before the offset
+
+
+def test_prompts_leave_out_injected_context() -> None:
+    lines, _ = t.read_range(str(ROLLOUT1), 0)
+    assert t.user_prompts(lines) == [PROMPT1, PROMPT2]
+    # Only the model-visible messages, as the oldest hook-era releases write: still no injected context.
+    visible = [raw for raw in lines if b'"item_completed"' not in raw]
+    assert t.user_prompts(visible) == [PROMPT1, PROMPT2]
+    parent, _ = t.read_range(str(ROLLOUT2), 0)
+    assert t.user_prompts([raw for raw in parent if b'"item_completed"' not in raw]) == [
+        "SPAWN a subagent that creates child.txt, wait for it, then report"
+    ]  # and no <subagent_notification>
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<environment_context>\n  <cwd>/x</cwd>\n</environment_context>",
+        "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nbe nice\n</INSTRUCTIONS>",
+        "<user_instructions>x</user_instructions>",
+        "<skill>\n<name>x</name>\n</skill>",
+        '<subagent_notification>\n{"agent_path":"x"}\n</subagent_notification>',
+        "<turn_aborted>\nstopped\n</turn_aborted>",
+        '<hook_prompt hook_run_id="1">context</hook_prompt>',
+    ],
+)
+def test_injected_context(text: str) -> None:
+    assert t.is_injected(text)
+    assert not t.is_injected("please fix <environment_context> handling")
+
+
+def test_summary_is_the_last_assistant_message(tmp_path: Path) -> None:
+    assert t.summary(str(ROLLOUT1)) == SUMMARY1
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "final words"}],
+    }
+    path = rollout(tmp_path, meta(), line("response_item", message))
+    assert t.summary(str(path)) == "final words"
+    with path.open("ab") as f:
+        f.write(
+            b'{"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type"'
+        )
+    assert t.summary(str(path)) == "final words"  # a line still being written is not read
+    assert t.summary(str(rollout(tmp_path, meta()))) is None
+
+
+def test_tokens_are_deltas_of_the_cumulative_counters() -> None:
+    data = ROLLOUT1.read_bytes()
+    assert t.token_usage(data, 0) == TokenUsage(9000, 0, 3000, 306, 6)
+    assert t.token_usage(data, TURN1_END) == TokenUsage(4500, 0, 1500, 153, 3)
+    assert t.token_usage(data, len(data)) == TokenUsage()
+    assert t.token_usage(data, TURN1_END + 1) == TokenUsage()  # not at a line start: a stale offset
+    # Without token_usage_record lines (older releases): the token_count snapshots give the same numbers,
+    # their repeats at turn starts not counted as model calls.
+    older = b"".join(
+        raw + b"\n" for raw in data.split(b"\n")[:-1] if b'"type":"token_usage_record"' not in raw
+    )
+    offset = older.index(b'"type":"task_started"', older.index(b'"last_agent_message"'))
+    offset = older.rindex(b"\n", 0, offset) + 1
+    assert t.token_usage(older, 0) == TokenUsage(9000, 0, 3000, 306, 6)
+    assert t.token_usage(older, offset) == TokenUsage(4500, 0, 1500, 153, 3)
+
+
+def test_cache_writes_are_not_input_and_other_threads_records_do_not_count() -> None:
+    usage = {
+        "input_tokens": 1000,
+        "cached_input_tokens": 600,
+        "cache_write_input_tokens": 300,
+        "output_tokens": 50,
+    }
+    own = line("token_usage_record", {"thread_id": "t-1", "usage": usage})
+    other = line("token_usage_record", {"thread_id": "parent", "usage": usage})
+    data = b"\n".join([meta(), other, own]) + b"\n"
+    assert t.token_usage(data, 0) == TokenUsage(100, 300, 600, 50, 1)
+
+
+def test_subagent_tokens_are_nested(tmp_path: Path) -> None:
+    agent = agent_for(CAPTURE_REPO, CODEX_HOME=str(tmp_path / "codex"))
+    near = ROLLOUT2.parent / S2 / "subagents"  # the CLI's <dir of the rollout>/<session>/subagents
+    total = agent.calculate_total_tokens(ROLLOUT2.read_bytes(), 0, str(near))
+    assert total == TokenUsage(4500, 0, 1500, 153, 3, subagent_tokens=TokenUsage(2250, 0, 750, 101, 2))
+    assert t.spawned_threads(t.read_range(str(ROLLOUT2), 0)[0]) == [CHILD]
+
+
+# -- patch variants ------------------------------------------------------------------------------------------
+
+ENVELOPE = "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Update File: b.txt\n*** Move to: sub/c.txt\n@@\n-x\n+y\n*** Delete File: d.txt\n*** End Patch\n"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1", "input": ENVELOPE},
+        {"type": "function_call", "name": "apply_patch", "call_id": "c1", "arguments": json.dumps({"input": ENVELOPE})},
+        {"type": "function_call", "name": "shell", "call_id": "c1",
+         "arguments": json.dumps({"command": ["apply_patch", ENVELOPE]})},
+        {"type": "function_call", "name": "exec_command", "call_id": "c1",
+         "arguments": json.dumps({"cmd": f"apply_patch <<'EOF'\n{ENVELOPE}EOF\n"})},
+    ],
+)  # fmt: skip
+def test_every_patch_envelope_shape(tmp_path: Path, call: dict[str, object]) -> None:
+    path = rollout(tmp_path, meta(cwd="/work/repo/sub"), line("response_item", call))
+    files, _ = agent_for("/work/repo").extract_modified_files(str(path), 0)
+    assert files == ["sub/a.txt", "sub/b.txt", "sub/sub/c.txt", "sub/d.txt"]
+
+
+def test_file_change_records_win_over_the_envelope(tmp_path: Path) -> None:
+    call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1", "input": ENVELOPE}
+    done = {"type": "item_completed", "item": {"type": "FileChange", "id": "c1", "status": "completed",
+            "changes": {"/work/repo/b.txt": {"type": "update", "move_path": "/work/repo/c.txt"}}}}  # fmt: skip
+    failed_call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2", "input": ENVELOPE}
+    failed = {
+        "type": "item_completed",
+        "item": {"type": "FileChange", "id": "c2", "status": "failed", "changes": {}},
+    }
+    legacy = {
+        "type": "patch_apply_end",
+        "call_id": "c3",
+        "success": True,
+        "changes": {"/elsewhere/e.txt": {"add": {}}},
+    }
+    path = rollout(tmp_path, meta(), *(line(k, p) for k, p in [("response_item", call), ("event_msg", done),
+                   ("response_item", failed_call), ("event_msg", failed), ("event_msg", legacy)]))  # fmt: skip
+    files, _ = agent_for("/work/repo").extract_modified_files(str(path), 0)
+    assert files == ["b.txt", "c.txt", "/elsewhere/e.txt"]  # outside the repository: left absolute
+
+
+def test_partial_and_malformed_lines(tmp_path: Path) -> None:
+    call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1", "input": ENVELOPE}
+    path = rollout(tmp_path, meta(), b'{"type": "response_item", MALFORMED', line("response_item", call))
+    end = path.stat().st_size
+    with path.open("ab") as f:
+        f.write(line("response_item", call | {"call_id": "c2"})[:40])
+    agent = agent_for("/work/repo")
+    assert agent.get_transcript_position(str(path)) == end
+    files, position = agent.extract_modified_files(str(path), 0)
+    assert position == end and len(files) == 4
+    assert agent.get_transcript_position(str(tmp_path / "missing.jsonl")) == 0
+
+
+def test_patch_paths() -> None:
+    assert t.patch_paths(ENVELOPE) == ["a.txt", "b.txt", "sub/c.txt", "d.txt"]
+
+
+# -- prepare-transcript ---------------------------------------------------------------------------------------
+
+
+def test_prepare_waits_until_the_announced_turn_is_flushed(tmp_path: Path) -> None:
+    final = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "all done"}]}
+    path = rollout(tmp_path, meta(), line("event_msg", {"type": "task_started", "turn_id": "turn-9"}))
+    repo = tmp_path / "repo"
+    agent = agent_for(str(repo))
+    agent.parse_hook("stop", {"session_id": "s-1", "transcript_path": str(path), "turn_id": "turn-9",
+                              "last_assistant_message": "all done"})  # fmt: skip
+    assert not t.holds_turn_end(str(path), "turn-9", "all done")
+
+    def flush_later() -> None:
+        time.sleep(0.3)
+        with path.open("ab") as f:
+            f.write(line("response_item", final) + b"\n")
+
+    writer = threading.Thread(target=flush_later)
+    writer.start()
+    agent.prepare_transcript(str(path))
+    writer.join()
+    assert t.holds_turn_end(str(path), "turn-9", "all done")
+    assert not list((repo / ".entire" / "tmp" / "entire-agent-openai-codex").iterdir())  # the note is gone
+
+
+def test_prepare_gives_up_after_its_bound(tmp_path: Path) -> None:
+    path = rollout(tmp_path, meta(), line("event_msg", {"type": "task_started", "turn_id": "turn-9"}))
+    started = time.monotonic()
+    assert not t.wait_for_turn_end(str(path), "turn-9", "never written", timeout=0.2)
+    assert time.monotonic() - started < 5
+    assert t.wait_for_turn_end(str(path), "", "", timeout=0)  # nothing announced: nothing to wait for
+
+
+def test_prepare_fails_clearly_when_the_rollout_never_appears(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(t, "TURN_END_WAIT_SECONDS", 0.1)
+    from entire_core.errors import AgentError
+
+    with pytest.raises(AgentError, match="has not written the rollout"):
+        agent_for(str(tmp_path)).prepare_transcript(str(tmp_path / "missing.jsonl"))

@@ -1,0 +1,177 @@
+"""Hook trust: Codex's hashes, the doctor's verdicts and what ``trust`` writes into config.toml."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from entire_agent_openai_codex import doctor, hooks, trust
+from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_core.errors import ConfigError
+
+CONFIG = """\
+# my Codex config
+model = "gpt-5.5"   # keep this comment
+
+[projects."/elsewhere"]
+trust_level = "trusted"
+"""
+
+
+# Hashes Codex 0.171.0 accepted in the end-to-end run: with these entries (and no bypass flag) it ran
+# the hooks. A hook's hash does not depend on where its file is, so they hold on any machine.
+# (The shared capture's config_with_trust_state.toml cannot serve: its hooks files' commands were
+# rewritten to /srv/... after the hashes were computed.)
+ACCEPTED = {
+    "stop": "sha256:e678b8e9d39bdb098c914c5e0e9193acbab845fae91f2cbbb7deb7b77b1a52d8",
+    "session-end": "sha256:9becdd1da3dcbb3d3eb9b09f7042aa2fc565b4debb79254aee32bb9ed7a06f1f",
+    "subagent-start": "sha256:b1e22d978f62549c482425866faa9e56587a6e037ab1ed2fd073c667c23a8b75",
+}
+
+
+@pytest.mark.parametrize("hook", sorted(ACCEPTED))
+def test_hashes_match_the_ones_codex_accepted(hook: str) -> None:
+    event = hooks.HOOK_EVENTS[hook]
+    assert trust.handler_hash(event, None, hooks.handler("openai-codex", hook)) == ACCEPTED[hook]
+
+
+def test_hash_identity_details() -> None:
+    handler = {"type": "command", "command": "echo hi"}
+    default = trust.handler_hash("Stop", None, handler)
+    assert default == trust.handler_hash("Stop", None, handler | {"timeout": 600})  # Codex's default timeout
+    assert default == trust.handler_hash("Stop", None, handler | {"timeoutSec": 600})
+    assert default != trust.handler_hash("Stop", "*", handler)
+    assert default != trust.handler_hash("Stop", None, handler | {"async": True})
+    assert default != trust.handler_hash("SessionEnd", None, handler)
+
+
+@pytest.mark.parametrize(
+    ("event", "label"),
+    [("SessionStart", "session_start"), ("UserPromptSubmit", "user_prompt_submit"), ("Stop", "stop")],
+)
+def test_event_labels(event: str, label: str) -> None:
+    assert trust.snake(event) == label
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> OpenAICodexAgent:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(CONFIG)
+    env = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(tmp_path), "CODEX_HOME": str(codex_home),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": str(tmp_path / "empty-bin")}  # fmt: skip
+    return OpenAICodexAgent(env=env, cwd=str(repo))
+
+
+def statuses(agent: OpenAICodexAgent) -> list[str]:
+    config = tomllib.loads(Path(agent.env["CODEX_HOME"], "config.toml").read_text())
+    events = json.loads(Path(agent.repo_root, ".codex", "hooks.json").read_text())["hooks"]
+    return [
+        item.status
+        for item in trust.assess(
+            os.path.join(agent.repo_root, ".codex", "hooks.json"), events, config, agent.name
+        )
+    ]
+
+
+def test_trust_appends_only_our_entries_and_keeps_every_byte(
+    agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent.install_hooks()
+    assert statuses(agent) == ["untrusted"] * 8
+    assert doctor.trust_command(agent, []) == 0
+    assert "The project itself is not trusted" in capsys.readouterr().out
+    text = Path(agent.env["CODEX_HOME"], "config.toml").read_text()
+    assert text.startswith(CONFIG)
+    assert statuses(agent) == ["trusted"] * 8
+    assert doctor.trust_command(agent, ["--project"]) == 0
+    again = Path(agent.env["CODEX_HOME"], "config.toml").read_text()
+    repo = os.path.realpath(agent.repo_root)
+    # The project goes next to the user's other projects; nothing else moves.
+    assert again.replace(f'[projects."{repo}"]\ntrust_level = "trusted"\n\n', "", 1) == text
+    assert tomllib.loads(again)["projects"][repo] == {"trust_level": "trusted"}
+    assert doctor.trust_command(agent, ["--project"]) == 0
+    assert Path(agent.env["CODEX_HOME"], "config.toml").read_text() == again  # nothing more to write
+
+
+def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
+    agent.install_hooks()
+    doctor.trust_command(agent, ["--project"])
+    hooks_path = Path(agent.repo_root, ".codex", "hooks.json")
+    data = json.loads(hooks_path.read_text())
+    data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 45  # changed since trusted
+    data["hooks"]["SessionEnd"].insert(
+        0, {"hooks": [{"type": "command", "command": "mine"}]}
+    )  # ours moved to 1:0
+    hooks_path.write_text(json.dumps(data))
+    config_path = Path(agent.env["CODEX_HOME"], "config.toml")
+    key = f"{os.path.realpath(hooks_path)}:user_prompt_submit:0:0"
+    config_path.write_text(
+        config_path.read_text().replace(
+            f'[hooks.state."{key}"]\n', f'[hooks.state."{key}"]\nenabled = false\n'
+        )
+    )
+    assert statuses(agent) == [
+        "trusted",
+        "disabled",
+        "modified",
+        "trusted",
+        "trusted",
+        "untrusted",
+        "trusted",
+        "trusted",
+    ]
+    report = doctor.diagnose(agent).render()
+    assert "modified since it was trusted" in report and "disabled in config.toml" in report
+    assert "Entire hooks out of date: stop" in report
+    doctor.trust_command(agent, [])
+    states = trust.hook_states(tomllib.loads(config_path.read_text()))
+    assert f"{os.path.realpath(hooks_path)}:session_end:0:0" not in states  # our stale entry went
+    assert states[key]["enabled"] is False  # the user's choice stays
+    assert statuses(agent) == [
+        "trusted",
+        "disabled",
+        "trusted",
+        "trusted",
+        "trusted",
+        "trusted",
+        "trusted",
+        "trusted",
+    ]
+
+
+def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]) -> None:
+    assert doctor.doctor(agent, []) == 1
+    out = capsys.readouterr().out
+    assert "codex is not on PATH" in out
+    assert "the `entire` command is not on PATH" in out
+    assert "not there: Entire's hooks are not installed" in out
+    assert "npm install -g @openai/codex" in out and "entire enable --agent openai-codex" in out
+    Path(agent.repo_root, ".codex").mkdir()
+    Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}, "extra": 1}')
+    report = doctor.diagnose(agent).render()
+    assert "Codex rejects this file, your own hooks included, because of the top-level key 'extra'" in report
+    Path(agent.env["CODEX_HOME"], "config.toml").write_text("model = = 1\n")
+    assert "Codex refuses to start" in doctor.diagnose(agent).render()
+
+
+def test_trust_refuses_without_our_hooks(agent: OpenAICodexAgent) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        doctor.trust_command(agent, [])
+    Path(agent.repo_root, ".codex").mkdir()
+    Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}}')
+    with pytest.raises(ConfigError, match="holds no Entire hooks"):
+        doctor.trust_command(agent, [])
+    assert doctor.trust_command(agent, ["--bogus"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"), [("0.171.0", (0, 171, 0)), ("0.130.0-alpha.1", (0, 130, 0)), ("x", None)]
+)
+def test_parse_version(text: str, parsed: tuple[int, int, int] | None) -> None:
+    assert doctor.parse_version(text) == parsed
