@@ -104,3 +104,34 @@ def test_cost_is_the_new_bytes_not_the_file(tmp_path: Path, monkeypatch: pytest.
     read_bytes = 0
     assert offsets.complete_end(str(path)) == size
     assert read_bytes <= 1 << 20
+
+
+def test_lines_after_in_memory() -> None:
+    data = b"a\nb\r\nc"
+    assert offsets.lines_after(data, 0) == [b"a", b"b"]
+    assert offsets.lines_after(data, 2) == [b"b"]
+    assert offsets.lines_after(data, 1) == []  # inside a line: the transcript was replaced
+    assert offsets.lines_after(data, 99) == []
+
+
+@pytest.mark.parametrize("block", [1, 3, 64])
+def test_reverse_lines(tmp_path: Path, block: int) -> None:
+    path = tmp_path / "t"
+    path.write_bytes(b"first\n\nsecond\r\nthird\npartial")
+    assert list(offsets.reverse_lines(str(path), block)) == [b"third", b"second", b"first"]
+    path.write_bytes(b"only partial")
+    assert list(offsets.reverse_lines(str(path), block)) == []
+    assert list(offsets.reverse_lines(str(tmp_path / "missing"), block)) == []
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
+@given(
+    lines=st.lists(
+        st.binary(min_size=1, max_size=20).filter(lambda b: b"\n" not in b and b.strip()), max_size=20
+    )
+)
+def test_reverse_lines_matches_forward_reading(tmp_path: Path, lines: list[bytes]) -> None:
+    lines = [line.rstrip(b"\r") for line in lines if line.rstrip(b"\r").strip()]
+    path = tmp_path / "r"
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    assert list(offsets.reverse_lines(str(path), 7)) == lines[::-1]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from entire_core import offsets
 from entire_core.agent import (
     Agent,
     Command,
@@ -196,7 +197,7 @@ class OpenAICodexAgent(
         """This session's files after ``offset`` plus those of every subagent it spawned there."""
         from entire_agent_openai_codex import transcript as rollout
 
-        lines = rollout.range_of(transcript, offset)
+        lines = offsets.lines_after(transcript, offset)
         cwd = str(rollout.session_meta(rollout.first_line(transcript)).get("cwd") or "")
         files = dict.fromkeys(rollout.modified_files(lines, cwd=cwd, repo_root=self.repo_root))
         for child in rollout.subagent_rollouts(lines, self.env, _rollout_dir(subagents_dir)):
@@ -215,7 +216,7 @@ class OpenAICodexAgent(
 
         usage = rollout.token_usage(transcript, offset)
         children = rollout.subagent_rollouts(
-            rollout.range_of(transcript, offset), self.env, _rollout_dir(subagents_dir)
+            offsets.lines_after(transcript, offset), self.env, _rollout_dir(subagents_dir)
         )
         sub = TokenUsage()
         for child in children:

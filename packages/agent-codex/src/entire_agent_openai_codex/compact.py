@@ -14,6 +14,7 @@ import json
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 from entire_core.jsonvalues import text as as_str
+from entire_core.paths import repo_relative
 
 from entire_agent_openai_codex import transcript
 
@@ -136,12 +137,12 @@ class _Writer:
             entry: dict[str, Any] = {
                 "type": "file_change",
                 "tool_use_id": block["id"] if block is not None else "",
-                "path": transcript.repo_relative(path, self.repo_root),
+                "path": repo_relative(path, self.repo_root),
                 "kind": as_str(as_dict(change).get("type")),
             }
             moved = as_str(as_dict(change).get("move_path"))
             if moved:
-                entry["move_path"] = transcript.repo_relative(moved, self.repo_root)
+                entry["move_path"] = repo_relative(moved, self.repo_root)
             line["content"].append(entry)
 
 

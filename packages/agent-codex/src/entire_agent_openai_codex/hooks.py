@@ -95,10 +95,8 @@ def check_shape(data: object, path: str) -> dict[str, Any]:
 
 def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
     """Install our handlers into the repository's hooks.json; return how many were added."""
-    from entire_core import hooks
+    from entire_core import hooks, installs
     from entire_core.config.json import edit_json
-
-    from entire_agent_openai_codex import state
 
     path = os.path.join(agent.repo_root, HOOKS_FILE)
     codex_dir = os.path.dirname(path)
@@ -113,24 +111,27 @@ def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
         )
     if added and (created_file or created_key or created_dir):
         # Uninstall removes only what we added: it needs to know what was there before.
-        state.record_install(
-            agent.env, path, created_file=created_file, created_key=created_key, created_dir=created_dir
+        installs.remember(
+            agent.env,
+            agent.name,
+            path,
+            created_file=created_file,
+            created_key=created_key,
+            created_dir=created_dir,
         )
     return added
 
 
 def uninstall(agent: OpenAICodexAgent) -> None:
     """Remove our handlers, and the file (and ``.codex/``) only when we created it and it is now empty."""
-    from entire_core import hooks
+    from entire_core import hooks, installs
     from entire_core.config.json import edit_json
-
-    from entire_agent_openai_codex import state
 
     path = os.path.join(agent.repo_root, HOOKS_FILE)
     if not os.path.isfile(path):
-        state.forget_install(agent.env, path)
+        installs.forget(agent.env, agent.name, path)
         return
-    record = state.install_record(agent.env, path)
+    record = installs.recall(agent.env, agent.name, path)
     with edit_json(path, create=False) as doc:
         data = doc.data
         events = check_shape(data, path)
@@ -144,7 +145,7 @@ def uninstall(agent: OpenAICodexAgent) -> None:
 
         with contextlib.suppress(OSError):  # not empty: something else lives in .codex/
             os.rmdir(os.path.dirname(path))
-    state.forget_install(agent.env, path)
+    installs.forget(agent.env, agent.name, path)
 
 
 def installed(agent: OpenAICodexAgent) -> bool:

@@ -1,13 +1,10 @@
 """Small files the plugin keeps between its own processes (the CLI starts one process per call).
 
-- What ``install-hooks`` created (the hooks file, its ``hooks`` key, ``.codex/``), so that
-  ``uninstall-hooks`` removes exactly that and gives a user's file back byte for byte. Kept per user
-  in ``$XDG_DATA_HOME/entire-agent-openai-codex/installs.json``, keyed by the hooks file's path.
 - The turn a Stop hook announced, so that ``prepare-transcript`` knows what to wait for.
 - The stand-in rollout of an ephemeral session (``codex exec --ephemeral`` writes none), built from
   the hook payloads so that the turn can still be recorded.
 
-The last two live in the repository's ``.entire/tmp/entire-agent-openai-codex/``, which git ignores.
+Both live in the repository's ``.entire/tmp/entire-agent-openai-codex/``, which git ignores.
 """
 
 from __future__ import annotations
@@ -24,64 +21,6 @@ if TYPE_CHECKING:
 
 SCRATCH = os.path.join(".entire", "tmp", "entire-agent-openai-codex")
 PROGRAM = "entire-agent-openai-codex"
-
-
-# -- install records -------------------------------------------------------------------------------------
-# TODO(core): generic; any agent that installs into another tool's file needs to know what it created
-# to uninstall byte for byte (the file, a container key, the directory).
-
-
-def _records_file(env: Mapping[str, str]) -> str:
-    data_home = env.get("XDG_DATA_HOME", "")
-    if not data_home or not os.path.isabs(data_home):
-        home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
-        data_home = os.path.join(home, ".local", "share")
-    return os.path.join(data_home, PROGRAM, "installs.json")
-
-
-def _key(hooks_path: str) -> str:
-    return os.path.realpath(hooks_path)
-
-
-def install_record(env: Mapping[str, str], hooks_path: str) -> dict[str, bool]:
-    """What our install created for this hooks file (empty when we created nothing or forgot)."""
-    import json
-
-    try:
-        with open(_records_file(env), encoding="utf-8") as f:
-            records = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    record = as_dict(as_dict(records).get(_key(hooks_path)))
-    return {k: v for k, v in record.items() if isinstance(v, bool)}
-
-
-def record_install(env: Mapping[str, str], hooks_path: str, **created: bool) -> None:
-    """Remember what install created (merged with what an earlier install created)."""
-    from entire_core.config.json import edit_json
-
-    with edit_json(_records_file(env)) as doc:
-        records = as_dict(doc.data)
-        merged = {k: v is True for k, v in as_dict(records.get(_key(hooks_path))).items()}
-        for name, value in created.items():
-            merged[name] = merged.get(name, False) or value
-        records[_key(hooks_path)] = merged
-        doc.data = records
-
-
-def forget_install(env: Mapping[str, str], hooks_path: str) -> None:
-    """Drop the record of one install; delete the records file when it is left empty."""
-    path = _records_file(env)
-    if not os.path.exists(path):
-        return
-    from entire_core.config.json import edit_json
-
-    with edit_json(path, create=False) as doc:
-        records = as_dict(doc.data)
-        records.pop(_key(hooks_path), None)
-        doc.data = records
-        if not records:
-            doc.delete()
 
 
 # -- scratch files in the repository -----------------------------------------------------------------------

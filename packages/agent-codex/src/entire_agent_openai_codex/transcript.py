@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 
+from entire_core import offsets
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 from entire_core.jsonvalues import text as as_str
+from entire_core.paths import repo_relative
 from entire_core.types import TokenUsage
 
 TYPE_CHECKING = False
@@ -55,15 +57,6 @@ def read_range(path: str, offset: int) -> tuple[list[bytes], int]:
     from entire_core import offsets
 
     return offsets.read_lines(path, offset)
-
-
-# TODO(core): offsets.LineReader for in-memory transcripts (the stdin of calculate-tokens and friends).
-def range_of(data: bytes, offset: int) -> list[bytes]:
-    """Complete lines of ``data`` after ``offset``; none when the offset is past the end or mid-line."""
-    end = data.rfind(b"\n") + 1
-    if offset >= end or (offset > 0 and data[offset - 1 : offset] != b"\n"):
-        return []
-    return data[offset : end - 1].split(b"\n")
 
 
 def records(lines: Iterable[bytes], *needles: bytes) -> Iterator[Record]:
@@ -113,37 +106,6 @@ def session_meta(line: bytes) -> Record:
         if record.get("type") == "session_meta":
             return payload_of(record)
     return {}
-
-
-# TODO(core): generic; belongs in entire_core.offsets next to LineReader.
-def reverse_lines(path: str, block: int = 1 << 16) -> Iterator[bytes]:
-    """The complete lines of a file from the last to the first, reading from the end in blocks."""
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - the generator keeps it open while it is iterated
-    except OSError:
-        return
-    with f:
-        pos = f.seek(0, os.SEEK_END)
-        carry = b""  # the start of the earliest line seen so far, whose beginning is further back
-        complete = False  # False while still inside a last line that has no newline yet
-        while pos > 0:
-            start = max(0, pos - block)
-            f.seek(start)
-            chunk = f.read(pos - start) + carry
-            pos = start
-            if not complete:
-                cut = chunk.rfind(b"\n")
-                if cut < 0:
-                    carry = b""
-                    continue
-                chunk, complete = chunk[:cut], True
-            parts = chunk.split(b"\n")
-            carry = parts[0]
-            for line in reversed(parts[1:]):
-                if line:
-                    yield line
-        if complete and carry:
-            yield carry
 
 
 # -- texts --------------------------------------------------------------------------------------------
@@ -208,7 +170,7 @@ def agent_message_text(item: object) -> str:
 
 def summary(path: str) -> str | None:
     """The last thing the assistant said, read backwards from the end of the rollout."""
-    for record in records(reverse_lines(path), b"task_complete", b'"assistant"', b"AgentMessage"):
+    for record in records(offsets.reverse_lines(path), b"task_complete", b'"assistant"', b"AgentMessage"):
         payload = payload_of(record)
         kind = event_type(record)
         if kind == "event_msg/task_complete":
@@ -342,20 +304,6 @@ def _absolute(path: str, cwd: str) -> str:
     return os.path.normpath(path) if os.path.isabs(path) else path
 
 
-# TODO(core): every agent turns its transcript's paths into repo-relative ones.
-def repo_relative(path: str, repo_root: str) -> str:
-    """``path`` relative to ``repo_root`` with ``/`` separators when inside it, else unchanged."""
-    if not os.path.isabs(path) or not repo_root:
-        return path.replace(os.sep, "/")
-    for root in dict.fromkeys((os.path.normpath(repo_root), os.path.realpath(repo_root))):
-        try:
-            if os.path.commonpath([root, path]) == root:
-                return os.path.relpath(path, root).replace(os.sep, "/")
-        except ValueError:
-            continue
-    return path
-
-
 # -- token usage ----------------------------------------------------------------------------------------
 
 
@@ -399,7 +347,7 @@ def token_usage(data: bytes, offset: int) -> TokenUsage:
     snapshots that moved the totals (Codex repeats the previous snapshot at a turn's start).
     """
     own_id = session_meta(first_line(data)).get("id")
-    lines = range_of(data, offset)
+    lines = offsets.lines_after(data, offset)
     total = TokenUsage()
     found = False
     for record in records(lines, b'"token_usage_record"'):
@@ -535,7 +483,7 @@ def holds_turn_end(path: str, turn_id: str, message: str) -> bool:
     if not turn_id and not message:
         return True
     scanned = 0
-    for line in reverse_lines(path):
+    for line in offsets.reverse_lines(path):
         scanned += len(line) + 1
         if scanned > TURN_END_SCAN_BYTES:
             return False

@@ -99,3 +99,49 @@ def read_lines(path: str, offset: int, *, restart: bool = False) -> tuple[list[b
     reader = LineReader(path, offset, restart=restart)
     lines = list(reader)
     return lines, reader.offset
+
+
+def lines_after(data: bytes, offset: int) -> list[bytes]:
+    """Complete lines of in-memory ``data`` after byte ``offset`` (the stdin of calculate-tokens).
+
+    As with ``LineReader``, an offset past the end or inside a line means the transcript was replaced
+    since the offset was taken, and gives no lines; a final line without its newline is left out.
+    """
+    end = data.rfind(b"\n") + 1
+    if offset >= end or (offset > 0 and data[offset - 1 : offset] != b"\n"):
+        return []
+    return [line[:-1] if line.endswith(b"\r") else line for line in data[offset : end - 1].split(b"\n")]
+
+
+def reverse_lines(path: str, block: int = 1 << 16) -> Iterator[bytes]:
+    """The complete lines of ``path`` from the last to the first, reading backwards from the end.
+
+    Finding a session's last assistant message costs the last few lines, not the whole file. Empty
+    lines are skipped; a missing file yields nothing.
+    """
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - kept open while the generator is iterated
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    with f:
+        position = f.seek(0, os.SEEK_END)
+        carry = b""  # the start of the earliest line seen so far; its beginning is further back
+        complete = False  # False while still inside a last line that has no newline yet
+        while position > 0:
+            start = max(0, position - block)
+            f.seek(start)
+            chunk = f.read(position - start) + carry
+            position = start
+            if not complete:
+                cut = chunk.rfind(b"\n")
+                if cut < 0:
+                    carry = chunk
+                    continue
+                chunk, complete = chunk[:cut], True
+            parts = chunk.split(b"\n")
+            carry = parts[0]
+            for line in reversed(parts[1:]):
+                if line.strip():
+                    yield line[:-1] if line.endswith(b"\r") else line
+        if complete and carry.strip():
+            yield carry[:-1] if carry.endswith(b"\r") else carry

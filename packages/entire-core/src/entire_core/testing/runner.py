@@ -181,9 +181,12 @@ def write_launcher(directory: Path, agent_name: str, target: str, *, python: str
     return path
 
 
-HEAVY_MODULES = ("pydantic", "pydantic_core", "tomlkit", "yaml", "ruamel", "filelock", "fcntl", "msvcrt",
+HEAVY_MODULES = ("pydantic", "pydantic_core", "tomlkit", "yaml", "ruamel", "filelock", "portalocker",
                  "importlib.metadata")  # fmt: skip
-"""Modules the hot subcommands (info, --help, detect, get-transcript-position, parse-hook) must not import."""
+"""Modules the hot subcommands (info, --help, detect, get-transcript-position, parse-hook) must not import.
+
+The OS lock primitives (``fcntl``, ``msvcrt``) are not here: they are small C modules, and
+``entire_core.locks`` uses them on the hook path."""
 
 
 def imported_modules(script: Path, args: list[str], sandbox: Sandbox, *, stdin: bytes = b"") -> set[str]:

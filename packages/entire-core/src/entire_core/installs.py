@@ -1,0 +1,69 @@
+"""What ``install-hooks`` created, remembered so that ``uninstall-hooks`` removes exactly that.
+
+"Delete the file only if we created it and it is now empty" needs a memory across processes: the
+record is kept per user in ``$XDG_DATA_HOME/entire-agent-<name>/installs.json`` (not in the
+repository, so nothing of ours shows up in ``git status``), keyed by the real path of the edited file.
+Forgetting is safe: without a record, uninstall leaves the file and directories in place.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def _records_file(env: Mapping[str, str], agent_name: str) -> str:
+    data_home = env.get("XDG_DATA_HOME", "")
+    if not data_home or not os.path.isabs(data_home):
+        home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
+        data_home = os.path.join(home, ".local", "share")
+    return os.path.join(data_home, f"entire-agent-{agent_name}", "installs.json")
+
+
+def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
+    """What our installs created for ``path`` (``{}`` when nothing, or when we do not know)."""
+    import json
+
+    from entire_core import jsonvalues
+
+    try:
+        with open(_records_file(env, agent_name), encoding="utf-8") as f:
+            records = jsonvalues.obj(json.load(f))
+    except (OSError, ValueError):
+        return {}
+    record = jsonvalues.obj(records.get(os.path.realpath(path)))
+    return {k: v for k, v in record.items() if isinstance(v, bool)}
+
+
+def remember(env: Mapping[str, str], agent_name: str, path: str, **created: bool) -> None:
+    """Add what an install created for ``path`` to what earlier installs created."""
+    from entire_core import jsonvalues
+    from entire_core.config.json import edit_json
+
+    key = os.path.realpath(path)
+    with edit_json(_records_file(env, agent_name)) as doc:
+        records = jsonvalues.obj(doc.data)
+        entry = jsonvalues.obj(records.get(key))
+        for name, value in created.items():
+            entry[name] = entry.get(name) is True or value
+        records[key] = entry
+        doc.data = records
+
+
+def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
+    """Drop the record of ``path`` (after uninstalling); the records file goes when it is empty."""
+    records_file = _records_file(env, agent_name)
+    if not os.path.exists(records_file):
+        return
+    from entire_core import jsonvalues
+    from entire_core.config.json import edit_json
+
+    with edit_json(records_file, create=False) as doc:
+        records = jsonvalues.obj(doc.data)
+        records.pop(os.path.realpath(path), None)
+        doc.data = records
+        if not records:
+            doc.delete()

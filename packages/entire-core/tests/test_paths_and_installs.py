@@ -1,0 +1,39 @@
+"""Repo-relative paths, and the memory of what an install created."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entire_core import installs
+from entire_core.paths import repo_relative
+
+
+def test_repo_relative(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    assert repo_relative(str(repo / "src" / "a.py"), str(repo)) == "src/a.py"
+    assert repo_relative(str(repo / "src" / "a.py"), str(link)) == "src/a.py"  # the resolved root matches
+    assert repo_relative("src/./b.py", str(repo)) == "src/b.py"
+    assert repo_relative("b.py", str(repo), cwd=str(repo / "src")) == "src/b.py"
+    assert repo_relative("/elsewhere/c.py", str(repo)) == "/elsewhere/c.py"
+    assert repo_relative(str(repo), str(repo)) == str(repo)
+    assert repo_relative("", str(repo)) == ""
+
+
+def test_install_records(tmp_path: Path) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    target = str(tmp_path / "repo" / ".x" / "hooks.json")
+    assert installs.recall(env, "x", target) == {}
+    installs.remember(env, "x", target, created_file=True)
+    installs.remember(env, "x", target, created_file=False, created_dir=True)
+    assert installs.recall(env, "x", target) == {"created_file": True, "created_dir": True}
+    assert installs.recall(env, "y", target) == {}
+    installs.forget(env, "x", target)
+    assert installs.recall(env, "x", target) == {}
+    assert not (tmp_path / "data" / "entire-agent-x" / "installs.json").exists()
+    installs.forget(env, "x", target)  # forgetting twice is fine
+    relative_home = {"XDG_DATA_HOME": "relative", "HOME": str(tmp_path / "home")}
+    installs.remember(relative_home, "x", target, created_file=True)
+    assert (tmp_path / "home" / ".local/share/entire-agent-x/installs.json").exists()
