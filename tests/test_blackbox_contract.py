@@ -6,7 +6,7 @@ smoke test points them at wheels installed in a fresh virtual environment).
 
 from __future__ import annotations
 
-from agent_scripts import installed_agents  # pyright: ignore[reportMissingImports]
+from agent_scripts import installed_agents
 from entire_core.testing.contract import AgentContract
 
 for _agent in installed_agents():

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_scripts import installed_agents  # pyright: ignore[reportMissingImports]
+from agent_scripts import installed_agents
 from entire_sim import demo
 
 AGENTS = installed_agents()

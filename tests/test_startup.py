@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_scripts import InstalledAgent, installed_agents  # pyright: ignore[reportMissingImports]
+from agent_scripts import InstalledAgent, installed_agents
 from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
 
 AGENTS = installed_agents()

@@ -143,7 +143,149 @@ def cmd_subcommands(args: argparse.Namespace) -> None:
     print(report(times, "python -c pass"))
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {"subcommands": cmd_subcommands}
+# -- the TurnEnd sequence of every agent, on its bundled session and on synthetic transcripts ---------------
+
+SIZES_MB = (1, 10, 100)
+TURN_END_STEPS = ("parse-hook", "prepare-transcript", "read-transcript", "extract-prompts", "files", "tokens")
+STEP_OF = {
+    "extract-modified-files": "files",
+    "extract-all-modified-files": "files",
+    "calculate-tokens": "tokens",
+    "calculate-total-tokens": "tokens",
+}
+
+
+def _baseline(runs: int) -> float:
+    times = time_cases([Case("python -c pass", [sys.executable, "-c", "pass"])], runs, dict(os.environ), REPO)
+    return statistics.median(times["python -c pass"])
+
+
+def grow(source: bytes, target_bytes: int) -> bytes:
+    """A transcript of at least ``target_bytes``: the first line kept, the real lines after it repeated."""
+    lines = source.splitlines(keepends=True)
+    if len(lines) < 2:
+        raise SystemExit("a transcript with at least two lines is needed to grow it")
+    head, body = lines[0], b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines[1:])
+    repeats = max(1, -(-(target_bytes - len(head)) // len(body)))
+    return head + body * repeats
+
+
+class AgentBench:
+    """One agent's replayed session, kept so its TurnEnd can be run again on bigger transcripts."""
+
+    def __init__(self, manifest: Path, root: Path) -> None:
+        from entire_sim.demo import Replay
+
+        self.replay = Replay(manifest, root)
+        self.sim, _ = self.replay.run()
+        self.agent: str = self.replay.spec["agent"]
+        turn_end = next(r for r in self.sim.hook_calls() if r["event_name"] == "TurnEnd" and not r["error"])
+        self.hook: str = turn_end["hook"]
+        self.payload = json.dumps(turn_end["payload"]).encode()
+        self.ref: str = turn_end["event"]["session_ref"]
+        self.session_id: str = turn_end["event"]["session_id"]
+        bench = self.replay.spec.get("bench", {})
+        self.grown = Path(self.replay.expand(bench["grow"])) if "grow" in bench else Path(self.ref)
+        self.original = self.grown.read_bytes()
+
+    def turn_end(self) -> dict[str, float]:
+        """Fire the TurnEnd hook as the CLI would; milliseconds per plugin call and in total."""
+        started = time.perf_counter()
+        record = self.sim.hook(self.agent, self.hook, self.payload)
+        total = (time.perf_counter() - started) * 1000
+        steps: dict[str, float] = {}
+        for call in record["calls"]:
+            name: str = call["subcommand"]
+            steps[STEP_OF.get(name, name)] = float(call["ms"])
+        steps["total"] = total
+        if record["error"]:
+            steps["error"] = 1.0
+        return steps
+
+    def files_from(self, offset: int) -> float:
+        """Milliseconds of ``extract-modified-files --path`` from ``offset`` (reads only what follows it)."""
+        plugin = self.sim.plugin(self.agent)
+        started = time.perf_counter()
+        plugin.json("extract-modified-files", "--path", self.ref, "--offset", str(offset))
+        return (time.perf_counter() - started) * 1000
+
+    def analyzer_steps(self, offset: int = 0) -> dict[str, float]:
+        """The analyzer calls of a TurnEnd from ``offset``, each timed, even where read-transcript refuses."""
+        plugin = self.sim.plugin(self.agent)
+        data = Path(self.ref).read_bytes()
+        aware = plugin.capability("subagent_aware_extractor")
+        subagents = os.path.join(os.path.dirname(self.ref), self.session_id, "subagents")
+        calls: list[tuple[str, list[str], bytes | None]] = [
+            ("extract-prompts", ["extract-prompts", "--session-ref", self.ref, "--offset", str(offset)], None),
+            ("files", ["extract-all-modified-files", "--offset", str(offset), "--subagents-dir", subagents]
+             if aware else ["extract-modified-files", "--path", self.ref, "--offset", str(offset)],
+             data if aware else None),
+            ("tokens", ["calculate-total-tokens", "--offset", str(offset), "--subagents-dir", subagents]
+             if aware else ["calculate-tokens", "--offset", str(offset)], data),
+        ]  # fmt: skip
+        out: dict[str, float] = {}
+        for label, args, stdin in calls:
+            started = time.perf_counter()
+            plugin.run(args[0], *args[1:], stdin=stdin)
+            out[label] = (time.perf_counter() - started) * 1000
+        return out
+
+    def offset_near_end(self, content: bytes, tail_lines: int = 20) -> int:
+        """The plugin's own position of ``content`` minus its last lines (offsets are the plugin's units)."""
+        lines = content.splitlines(keepends=True)
+        self.grown.write_bytes(b"".join(lines[:-tail_lines]))
+        position = self.sim.plugin(self.agent).json("get-transcript-position", "--path", self.ref)["position"]
+        self.grown.write_bytes(content)
+        return int(position)
+
+
+def _median_steps(samples: list[dict[str, float]]) -> dict[str, float]:
+    keys = {k for sample in samples for k in sample}
+    return {k: statistics.median(s.get(k, 0.0) for s in samples) for k in keys}
+
+
+def cmd_lifecycle(args: argparse.Namespace) -> None:
+    from entire_sim.demo import manifests
+
+    found = [m for m in manifests() if not args.agent or json.loads(m.read_text())["agent"] == args.agent]
+    base = _baseline(args.runs)
+    print(f"TurnEnd per agent, {sys.executable} ({sys.version.split()[0]}); python -c pass = {base:.1f} ms")
+    print("columns: median ms of each plugin call, and the whole hook; x = total / python -c pass")
+    print("'hook' rows run the TurnEnd as the CLI does (it stops at read-transcript over 10 MiB);")
+    print("'analyzer' rows time extract-prompts, the files and the tokens calls from offset 0 anyway.\n")
+    header = f"{'agent':<14} {'transcript':<30} " + " ".join(f"{s[:9]:>9}" for s in TURN_END_STEPS)
+    print(header + f" {'total':>9} {'x':>6}")
+    for manifest in found:
+        with tempfile.TemporaryDirectory(prefix="entire-bench-") as tmp:
+            bench = AgentBench(manifest, Path(tmp))
+            rows: list[tuple[str, dict[str, float]]] = []
+            samples = [bench.turn_end() for _ in range(args.runs)]
+            rows.append((f"bundled ({len(bench.original) / 1024:.0f} KB)", _median_steps(samples)))
+            for size in SIZES_MB:
+                content = grow(bench.original, size * 1024 * 1024)
+                bench.grown.write_bytes(content)
+                runs = max(3, args.runs // (4 if size >= 100 else 2 if size >= 10 else 1))
+                hook = _median_steps([bench.turn_end() for _ in range(runs)])
+                steps = _median_steps([bench.analyzer_steps() for _ in range(runs)])
+                label = f"{size} MB hook" + (" (read refused)" if hook.get("error") else "")
+                rows.append((label, hook))
+                rows.append((f"{size} MB analyzer from 0", steps))
+                if size == SIZES_MB[-1] or size == SIZES_MB[0]:
+                    offset = bench.offset_near_end(content)
+                    near = statistics.median(bench.files_from(offset) for _ in range(runs))
+                    rows.append((f"{size} MB files, offset near end", {"files": near}))
+            bench.grown.write_bytes(bench.original)
+        for label, steps in rows:
+            cells = " ".join(f"{steps[s]:9.1f}" if s in steps else f"{'':>9}" for s in TURN_END_STEPS)
+            total = steps.get("total", sum(steps.get(s, 0.0) for s in TURN_END_STEPS))
+            print(f"{bench.agent:<14} {label:<30} {cells} {total:9.1f} {total / base:6.1f}")
+        print()
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
+    "subcommands": cmd_subcommands,
+    "lifecycle": cmd_lifecycle,
+}
 
 
 def main() -> None:
@@ -153,6 +295,11 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("subcommands", help="each subcommand of the sample agent vs python -c pass")
     p.add_argument("--runs", type=int, default=31)
+    p = sub.add_parser(
+        "lifecycle", help="each agent's TurnEnd on its bundled session and 1/10/100 MB transcripts"
+    )
+    p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--agent", help="only this registry name")
     args = parser.parse_args()
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "")
     COMMANDS[args.command](args)

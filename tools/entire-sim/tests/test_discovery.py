@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from entire_sim import discovery
-from sim_helpers import broken, launcher  # pyright: ignore[reportMissingImports]
+from sim_helpers import broken, launcher
 
 
 def test_name_derivation() -> None:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from entire_sim import Simulator
-from sim_helpers import make_sim, sample  # pyright: ignore[reportMissingImports]
+from sim_helpers import make_sim, sample
 
 SESSION = Path(__file__).parents[3] / "packages/entire-core/tests/data/sample-session.jsonl"
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from sim_helpers import broken, make_sim  # pyright: ignore[reportMissingImports]
+from sim_helpers import broken, make_sim
 
 
 def _shim(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from entire_sim.plugin import CallFailed
-from sim_helpers import broken, make_sim  # pyright: ignore[reportMissingImports]
+from sim_helpers import broken, make_sim
 
 HOOK_CASES = [
     ("float-type", "start", "cannot unmarshal number 3.0 into Go struct field type of type int"),
@@ -91,7 +91,7 @@ def test_info_problems_keep_the_plugin_out(repo: Path, bin_dir: Path, mode: str,
 )
 def test_info_warnings(repo: Path, bin_dir: Path, mode: str, expected: str) -> None:
     broken(bin_dir)
-    plugin = make_sim(repo, bin_dir, BROKEN_MODE=mode)._discover("broken")  # pyright: ignore[reportPrivateUsage]
+    plugin = make_sim(repo, bin_dir, BROKEN_MODE=mode)._discover("broken")
     assert any(expected in v.message for v in plugin.violations)
 
 

@@ -70,9 +70,10 @@ class Replay:
         self.repo = root / "repo"
         self.home = root / "home"
         self.vars = {"{root}": str(root), "{repo}": str(self.repo), "{home}": str(self.home)}
-        self.table = {k: self._expand(v) for k, v in self.spec.get("placeholders", {}).items()}
+        self.table = {k: self.expand(v) for k, v in self.spec.get("placeholders", {}).items()}
 
-    def _expand(self, text: str) -> str:
+    def expand(self, text: str) -> str:
+        """``text`` with {root}, {repo} and {home} replaced by this replay's paths."""
         for key, value in self.vars.items():
             text = text.replace(key, value)
         return text
@@ -85,7 +86,7 @@ class Replay:
         make_repo(self.repo)
         self.home.mkdir(parents=True)
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.home), "LANG": "C.UTF-8"}
-        env.update({k: self._expand(v) for k, v in self.spec.get("env", {}).items()})
+        env.update({k: self.expand(v) for k, v in self.spec.get("env", {}).items()})
         sim = Simulator(self.repo, state_dir=self.root / "state", env=env)
         notes = [f"enable: {sim.enable(self.spec['agent'])} hooks installed"]
         for step in self.spec["steps"]:
@@ -93,7 +94,7 @@ class Replay:
                 data = self._read(step["from"])
                 if "lines" in step:
                     data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
-                target = Path(self._expand(step["write"]))
+                target = Path(self.expand(step["write"]))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
             elif "files" in step:
