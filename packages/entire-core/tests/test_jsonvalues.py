@@ -10,3 +10,8 @@ def test_views() -> None:
     assert jsonvalues.array([1]) == [1] and jsonvalues.array({"a": 1}) == []
     assert jsonvalues.text("x") == "x" and jsonvalues.text(5) == ""
     assert [jsonvalues.integer(v) for v in (5, True, 2.0, 2.5, "3", None)] == [5, 0, 2, 0, 0, 0]
+
+
+def test_array_members() -> None:
+    assert jsonvalues.objects([{"a": 1}, 2, {}, "x", {"b": 2}]) == [{"a": 1}, {"b": 2}]
+    assert jsonvalues.strings(["a", 1, None, "b"]) == ["a", "b"] and jsonvalues.strings("ab") == []

@@ -37,3 +37,11 @@ def test_install_records(tmp_path: Path) -> None:
     relative_home = {"XDG_DATA_HOME": "relative", "HOME": str(tmp_path / "home")}
     installs.remember(relative_home, "x", target, created_file=True)
     assert (tmp_path / "home" / ".local/share/entire-agent-x/installs.json").exists()
+
+
+def test_repo_relative_follows_a_link_to_the_file(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    assert repo_relative(str(link / "src" / "b.txt"), str(repo)) == "src/b.txt"

@@ -41,3 +41,13 @@ def integer(value: object) -> int:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return 0
+
+
+def objects(value: object) -> list[dict[str, Any]]:
+    """The objects in a JSON array (none for anything else)."""
+    return [o for o in map(obj, array(value)) if o]
+
+
+def strings(value: object) -> list[str]:
+    """The strings in a JSON array (none for anything else)."""
+    return [item for item in array(value) if isinstance(item, str)]

@@ -22,10 +22,12 @@ def repo_relative(path: str, repo_root: str, *, cwd: str = "") -> str:
     path = os.path.normpath(path)
     if not repo_root:
         return path
-    for root in dict.fromkeys((os.path.normpath(repo_root), os.path.realpath(repo_root))):
-        try:
-            if os.path.commonpath([root, path]) == root and path != root:
-                return os.path.relpath(path, root).replace(os.sep, "/")
-        except ValueError:  # another drive on Windows
-            continue
+    roots = dict.fromkeys((os.path.normpath(repo_root), os.path.realpath(repo_root)))
+    for candidate in (path, os.path.realpath(path)):  # the file may be reached through a link
+        for root in roots:
+            try:
+                if os.path.commonpath([root, candidate]) == root and candidate != root:
+                    return os.path.relpath(candidate, root).replace(os.sep, "/")
+            except ValueError:  # another drive on Windows
+                continue
     return path

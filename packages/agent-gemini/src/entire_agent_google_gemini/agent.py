@@ -1,0 +1,219 @@
+"""``GeminiAgent``: Gemini CLI as an Entire CLI external agent, wired from the modules that know it.
+
+Imported on every hook, so it imports nothing at module level beyond the core's light base classes:
+each method imports the module it needs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.agent import (
+    Agent,
+    Command,
+    HookResponseWriter,
+    HookSupport,
+    SubagentAwareExtractor,
+    TextGenerator,
+    TokenCalculator,
+    TranscriptAnalyzer,
+    TranscriptCompactor,
+    TranscriptPreparer,
+)
+
+from entire_agent_google_gemini import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, ClassVar
+
+    from entire_core.protocol import AgentSession
+    from entire_core.types import CompactTranscript, Event, TokenUsage
+
+    from entire_agent_google_gemini.transcript import Chat
+
+TESTED_VERSION = "0.61.0"
+"""The Gemini CLI release the end-to-end tests run."""
+
+
+class GeminiAgent(
+    HookSupport,
+    TranscriptAnalyzer,
+    TranscriptPreparer,
+    TokenCalculator,
+    TranscriptCompactor,
+    TextGenerator,
+    HookResponseWriter,
+    SubagentAwareExtractor,
+    Agent,
+):
+    """Google Gemini CLI (``gemini``), 0.39+ JSONL chats and the older single-JSON ones."""
+
+    name = "google-gemini"
+    type = "Google Gemini CLI"
+    description = "Google Gemini CLI (external plugin)"
+    version = __version__
+    protected_dirs = (".gemini",)
+    caller_env_vars = ("GEMINI_CLI",)  # Gemini sets GEMINI_CLI=1 for the shell commands it runs
+    session_file_suffix = ".jsonl"
+    hook_names = ("session-start", "before-agent", "after-agent", "pre-compress", "session-end",
+                  "before-tool", "after-tool")  # fmt: skip
+    commands: ClassVar[Mapping[str, Command]] = {
+        "doctor": Command(
+            "entire_agent_google_gemini.doctor:run", "check hooks, trust and settings for Gemini CLI"
+        ),
+    }
+
+    # -- where things are ---------------------------------------------------------------------------
+
+    def gemini_home(self) -> str:
+        """Gemini's ``.gemini`` directory (``GEMINI_CLI_HOME`` honoured)."""
+        from entire_agent_google_gemini import paths
+
+        return paths.gemini_home(self.env, self.home())
+
+    def detect(self) -> bool:
+        return os.path.isdir(os.path.join(self.repo_root, ".gemini"))
+
+    def get_session_dir(self, repo_path: str) -> str:
+        from entire_agent_google_gemini import paths
+
+        project_tmp, _ = paths.project_dir(self.gemini_home(), repo_path or self.repo_root)
+        return os.path.join(project_tmp, "chats")
+
+    def resolve_session_file(self, session_dir: str, session_id: str) -> str:
+        from entire_core import validate
+
+        from entire_agent_google_gemini import sessions
+
+        return sessions.session_file(session_dir, validate.session_id(session_id))
+
+    def write_session(self, session: AgentSession) -> None:
+        from entire_agent_google_gemini import sessions
+
+        sessions.restore(self, session)
+
+    def read_transcript(self, session_ref: str) -> bytes:
+        from entire_core import validate
+        from entire_core.agent import MAX_TRANSCRIPT_BYTES
+        from entire_core.errors import AgentError
+
+        from entire_agent_google_gemini import sessionfile
+
+        data = sessionfile.read(validate.external_path(session_ref, "session_ref"), self.repo_root)
+        if data is None:
+            raise AgentError(f"transcript {session_ref} does not exist")
+        if len(data) > MAX_TRANSCRIPT_BYTES:
+            raise AgentError(
+                f"transcript {session_ref} is {len(data)} bytes, over the Entire CLI's "
+                f"{MAX_TRANSCRIPT_BYTES}-byte limit for one answer"
+            )
+        return data
+
+    def format_resume_command(self, session_id: str) -> str:
+        return f"gemini --resume {session_id}"
+
+    # -- hooks ----------------------------------------------------------------------------------------
+
+    def parse_hook(self, hook: str, payload: Any) -> Event | None:
+        from entire_agent_google_gemini import hooks
+
+        return hooks.to_event(hook, payload, self.repo_root)
+
+    def install_hooks(self, *, force: bool = False) -> int:
+        from entire_agent_google_gemini import settings
+
+        return settings.install(self.repo_root, force=force)
+
+    def uninstall_hooks(self) -> None:
+        from entire_agent_google_gemini import settings
+
+        settings.uninstall(self.repo_root)
+
+    def are_hooks_installed(self) -> bool:
+        from entire_agent_google_gemini import settings
+
+        return bool(settings.installed(self.repo_root))
+
+    def write_hook_response(self, message: str) -> bytes:
+        import json
+
+        # Gemini shows a hook's systemMessage to the user
+        return (json.dumps({"systemMessage": message}) + "\n").encode("utf-8")
+
+    # -- transcripts ------------------------------------------------------------------------------------
+
+    def _chat(self, path: str) -> Chat:
+        from entire_agent_google_gemini import sessionfile, transcript
+
+        return transcript.parse(sessionfile.read(path, self.repo_root) or b"")
+
+    def _relative(self, files: list[str]) -> list[str]:
+        from entire_agent_google_gemini import sessions
+
+        return sessions.repo_relative(files, self.repo_root)
+
+    def get_transcript_position(self, path: str) -> int:
+        return self._chat(path).position
+
+    def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
+        from entire_agent_google_gemini import transcript
+
+        chat = self._chat(path)
+        return self._relative(transcript.modified_files(chat.messages(offset))), chat.position
+
+    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
+        from entire_agent_google_gemini import transcript
+
+        return transcript.prompts(self._chat(session_ref).messages(offset))
+
+    def extract_summary(self, session_ref: str) -> str | None:
+        from entire_agent_google_gemini import transcript
+
+        return transcript.summary(self._chat(session_ref).messages()) or None
+
+    def prepare_transcript(self, session_ref: str) -> None:
+        from entire_agent_google_gemini import sessionfile
+
+        sessionfile.prepare(session_ref, self.repo_root)
+
+    def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
+        from entire_agent_google_gemini import transcript as chats
+
+        return chats.usage(chats.parse(transcript).messages(offset))
+
+    def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
+        from entire_agent_google_gemini import sessions
+        from entire_agent_google_gemini import transcript as chats
+
+        messages = chats.parse(transcript).messages(offset)
+        files = chats.modified_files(messages)
+        for sub in sessions.subagent_chats(subagents_dir, chats.subagent_ids(messages)):
+            files += chats.modified_files(sub.messages())
+        return self._relative(files)
+
+    def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
+        from entire_core.types import TokenUsage
+
+        from entire_agent_google_gemini import sessions
+        from entire_agent_google_gemini import transcript as chats
+
+        messages = chats.parse(transcript).messages(offset)
+        usage = chats.usage(messages)
+        subagents = TokenUsage()
+        for sub in sessions.subagent_chats(subagents_dir, chats.subagent_ids(messages)):
+            subagents += chats.usage(sub.messages())
+        if not subagents.is_zero():
+            usage.subagent_tokens = subagents
+        return usage
+
+    def compact_transcript(self, session_ref: str) -> CompactTranscript:
+        from entire_agent_google_gemini import compact
+
+        return compact.compact(self._chat(session_ref), self.env.get("ENTIRE_CLI_VERSION", ""))
+
+    def generate_text(self, prompt: str, model: str) -> str:
+        from entire_agent_google_gemini import textgen
+
+        return textgen.generate(prompt, model, self.env)

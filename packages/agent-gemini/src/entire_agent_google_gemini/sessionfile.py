@@ -1,0 +1,143 @@
+"""Reading a session's chat file so that what Entire stores is complete, whatever Gemini did to it.
+
+Three things go wrong with the file a hook names:
+
+- After a resume across a minute boundary, start-up first writes a stray
+  ``session-<new minute>-<id8>.jsonl`` (a header and a context checkpoint, no conversation) and only
+  then switches to the real file. The SessionStart payload names the stray file.
+- Gemini's start-up clean-up deletes non-resumable sessions *and every file sharing their 8-character
+  id*, which after the stray file above is the resumed session itself; retention deletes old ones.
+- A running Gemini appends with ``appendFileSync``, so after such a deletion it recreates the file
+  holding only the lines written since, without a header.
+
+So every read prefers a file that has a header and conversation; falls back to a sibling file of the
+same session that has both; and otherwise to the copy ``prepare-transcript`` kept at the last turn end,
+joined with whatever was appended since. ``prepare`` refreshes that copy and puts a lost file back.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_agent_google_gemini import paths
+
+
+def copy_path(repo_root: str, path: str) -> str:
+    """Where ``prepare`` keeps the copy of the chat file ``path`` (inside Entire's git-ignored tmp)."""
+    from entire_core import sessions
+
+    scratch = sessions.default_session_dir(repo_root, "google-gemini")
+    return os.path.join(scratch, "transcripts", os.path.basename(path))
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def header_session(data: bytes) -> str | None:
+    """The ``sessionId`` of the metadata header a JSONL chat file starts with, else None."""
+    first = data.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0]
+    if not first.startswith(b'{"sessionId":'):
+        return None
+    import json
+
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return None
+    from entire_core.jsonvalues import obj
+
+    session_id = obj(header).get("sessionId")
+    return session_id if isinstance(session_id, str) and "projectHash" in obj(header) else None
+
+
+def has_conversation(data: bytes) -> bool:
+    """True if the file records at least one message (Gemini writes message records id first)."""
+    return b'\n{"id":' in data or data.startswith(b'{"id":')
+
+
+def _is_legacy(data: bytes) -> bool:
+    from entire_agent_google_gemini import transcript
+
+    return transcript.parse(data).kind == transcript.LEGACY
+
+
+def _complete(data: bytes) -> bytes:
+    return data[: data.rfind(b"\n") + 1]
+
+
+def _healthy(data: bytes) -> bool:
+    return (header_session(data) is not None and has_conversation(data)) or _is_legacy(data)
+
+
+def _sibling(path: str, session_id: str | None) -> bytes | None:
+    """A healthy chat file of the same session next to ``path`` (the real one behind a stray file)."""
+    name = os.path.basename(path)
+    if not name.startswith(paths.SESSION_PREFIX):
+        return None
+    stem = name.rsplit(".", 1)[0]
+    wanted = session_id or stem.rsplit("-", 1)[-1]
+    for candidate in paths.session_candidates(os.path.dirname(path), wanted):
+        if os.path.normcase(candidate) == os.path.normcase(path):
+            continue
+        data = _read(candidate)
+        if data is None or not _healthy(data):
+            continue
+        found = header_session(data)
+        if found is None or found == wanted or (session_id is None and found.startswith(wanted)):
+            return data
+    return None
+
+
+def stitch(kept: bytes, current: bytes) -> bytes:
+    """``kept`` followed by the lines of ``current`` it does not already end with."""
+    first = current[: current.find(b"\n") + 1]
+    if first:
+        at = kept.find(first)
+        while at > 0 and kept[at - 1 : at] != b"\n":
+            at = kept.find(first, at + 1)
+        if at >= 0:
+            return kept[:at] + current
+    return kept + current
+
+
+def read(path: str, repo_root: str) -> bytes | None:
+    """The most complete bytes of the chat ``path`` names, or None when nothing of it is left."""
+    data = _read(path)
+    if data is not None and (_healthy(data) or not data.strip()):
+        return data
+    session_id = header_session(data) if data is not None else None
+    sibling = _sibling(path, session_id)
+    if sibling is not None:
+        return sibling
+    kept = _read(copy_path(repo_root, path)) if repo_root else None
+    if kept is None:
+        return data
+    return kept if data is None else stitch(kept, data)
+
+
+def prepare(path: str, repo_root: str) -> None:
+    """Keep a copy of the chat file and put it back if Gemini deleted or truncated it.
+
+    The Entire CLI requires the file to exist after this; the copy is what a later read falls back to.
+    """
+    from entire_core import fsutil
+    from entire_core.errors import AgentError
+
+    best = read(path, repo_root)
+    if best is None:
+        raise AgentError(f"transcript {path} does not exist and no copy of it was kept")
+    if not _healthy(best):
+        return  # not a Gemini chat file we can vouch for; leave it alone
+    current = _read(path)
+    if current is None or (header_session(current) is None and not _is_legacy(current)):
+        fsutil.atomic_write(path, best)
+    if repo_root:
+        copy = copy_path(repo_root, path)
+        complete = _complete(best) if not _is_legacy(best) else best
+        if _read(copy) != complete:
+            fsutil.atomic_write(copy, complete)

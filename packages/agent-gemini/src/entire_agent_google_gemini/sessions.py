@@ -1,0 +1,105 @@
+"""Session files for resume and restore, subagent chats, and paths made repo-relative."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC
+
+from entire_agent_google_gemini import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from entire_core.protocol import AgentSession
+
+    from entire_agent_google_gemini.agent import GeminiAgent
+    from entire_agent_google_gemini.transcript import Chat
+
+
+def session_file(chats: str, session_id: str) -> str:
+    """The chat file of ``session_id`` in ``chats``: the existing one, else a new name Gemini lists.
+
+    ``gemini --resume <id>`` reads the header of every ``session-*.json(l)`` file, so the name only has
+    to keep Gemini's prefix; it carries the whole id (the Entire CLI looks for it in the name).
+    """
+    from entire_agent_google_gemini import transcript
+
+    for candidate in paths.session_candidates(chats, session_id):
+        try:
+            with open(candidate, "rb") as f:
+                chat = transcript.parse(f.read())
+        except OSError:
+            continue
+        if chat.metadata().get("sessionId") == session_id:  # a resume may $set it anew
+            return candidate
+    from datetime import datetime
+
+    minute = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M")
+    return os.path.join(chats, f"{paths.SESSION_PREFIX}{minute}-{session_id}.jsonl")
+
+
+def restore(agent: GeminiAgent, session: AgentSession) -> None:
+    """Write a checkpoint's chat bytes where ``gemini --resume <id>`` finds them.
+
+    The target is checked as the core does (inside Gemini's chats directory for the repository). When
+    Gemini has never seen the project, the slug directory gets the ``.project_root`` marker Gemini
+    itself writes, so its next start adopts that directory instead of claiming another.
+    """
+    from entire_core import fsutil
+    from entire_core import sessions as core_sessions
+
+    target = core_sessions.restore_target(agent, session)
+    if session.native_data is None:
+        return
+    fsutil.atomic_write(target, session.native_data)
+    repo = session.repo_path or agent.repo_root
+    project_tmp, owned = paths.project_dir(agent.gemini_home(), repo)
+    chats = os.path.dirname(os.path.abspath(target))
+    if not owned and os.path.normcase(chats) == os.path.normcase(os.path.join(project_tmp, "chats")):
+        paths.claim(project_tmp, repo)
+
+
+def repo_relative(files: Iterable[str], repo_root: str) -> list[str]:
+    """Paths relative to the repository when they are inside it, deduplicated, in order.
+
+    Gemini 0.61 records absolute paths; older builds and hand-written args may be relative, which
+    Gemini resolves against the project root. Paths outside the repository stay as they are: the
+    CLI drops them itself.
+    """
+    from entire_core.paths import repo_relative as relative
+
+    return list(dict.fromkeys(relative(f, repo_root) for f in files))
+
+
+def subagent_chats(subagents_dir: str, agent_ids: Iterable[str]) -> list[Chat]:
+    """The chats of the given subagents, looked up next to ``subagents_dir``.
+
+    The Entire CLI passes ``<chats>/<session id>/subagents`` (Claude Code's layout); Gemini writes
+    ``<chats>/<session id>/<agent id>.jsonl``, the parent of that directory. An empty
+    ``subagents_dir`` means no subagents.
+    """
+    from entire_agent_google_gemini import transcript
+
+    if not subagents_dir:
+        return []
+    base = os.path.normpath(subagents_dir)
+    directories = [base]
+    if os.path.basename(base) == "subagents":
+        directories.append(os.path.dirname(base))
+    found: list[Chat] = []
+    for agent_id in agent_ids:
+        for directory in directories:
+            path = next(
+                (
+                    p
+                    for n in (f"{agent_id}.jsonl", f"agent-{agent_id}.jsonl")
+                    if os.path.isfile(p := os.path.join(directory, n))
+                ),
+                None,
+            )
+            if path is not None:
+                with open(path, "rb") as f:
+                    found.append(transcript.parse(f.read()))
+                break
+    return found

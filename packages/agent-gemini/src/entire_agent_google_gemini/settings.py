@@ -1,0 +1,149 @@
+"""Our hooks in the project's ``.gemini/settings.json`` (JSONC): install, uninstall, inspect.
+
+Gemini 0.26+ wants nothing but arrays of ``{matcher?, hooks: [...]}`` groups under ``hooks`` (0.33+
+rejects the whole file otherwise), so install also drops the stale ``hooks.enabled`` that older tools
+wrote, and turns ``hooksConfig.enabled`` on. Our handlers are recognised by their command
+(``entire hooks google-gemini <hook>``) or their name (``entire-google-gemini-<hook>``), never by
+position; the core JSONC editor keeps every other byte of the file, comments included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from entire_core.jsonvalues import obj
+
+from entire_agent_google_gemini import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+AGENT_NAME = "google-gemini"
+NAME_PREFIX = "entire-google-gemini-"
+
+EVENTS: dict[str, tuple[str, str | None, int]] = {
+    "session-start": ("SessionStart", None, 30_000),
+    "before-agent": ("BeforeAgent", None, 30_000),
+    "after-agent": ("AfterAgent", None, 120_000),
+    "pre-compress": ("PreCompress", None, 30_000),
+    "session-end": ("SessionEnd", None, 60_000),
+    "before-tool": ("BeforeTool", "^invoke_agent$", 30_000),
+    "after-tool": ("AfterTool", "^invoke_agent$", 60_000),
+}
+"""Our hook name -> (Gemini event, matcher, timeout in milliseconds, as Gemini measures it)."""
+
+
+def handler(hook: str) -> dict[str, Any]:
+    """The hook entry we install for one of our hook names."""
+    from entire_core import hooks
+
+    return {
+        "name": NAME_PREFIX + hook,
+        "type": "command",
+        "command": " ".join(hooks.entire_argv(AGENT_NAME, hook)),
+        "timeout": EVENTS[hook][2],
+    }
+
+
+def wanted() -> dict[str, dict[str, Any]]:
+    """One group per Gemini event holding our handler, with a matcher where one applies."""
+    groups: dict[str, dict[str, Any]] = {}
+    for hook, (event, matcher, _) in EVENTS.items():
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [handler(hook)]
+        groups[event] = group
+    return groups
+
+
+def is_ours(entry: object) -> bool:
+    """True for a hook entry we installed (by command or by name)."""
+    from entire_core import hooks
+
+    name = obj(entry).get("name")
+    return hooks.is_ours(obj(entry).get("command"), AGENT_NAME) or (
+        isinstance(name, str) and name.startswith(NAME_PREFIX)
+    )
+
+
+def _strip_stale(events: dict[str, Any]) -> None:
+    """Drop keys under ``hooks`` that are not event arrays (``enabled`` from Gemini 0.24-era tools)."""
+    for key in [k for k, v in events.items() if not isinstance(v, list)]:
+        del events[key]
+
+
+def install(project_root: str, *, force: bool = False) -> int:
+    """Install our hooks; return how many handlers were added (0 when all were in place)."""
+    from entire_core import hooks
+    from entire_core.config.json import edit_json
+    from entire_core.errors import ConfigError
+
+    with edit_json(paths.project_settings(project_root), comments=True) as doc:
+        root = obj(doc.data)
+        events = obj(root.setdefault("hooks", {}))
+        config = obj(root.setdefault("hooksConfig", {}))
+        if root is not doc.data or events is not root["hooks"] or config is not root["hooksConfig"]:
+            raise ConfigError(f"{doc.path}: the settings, 'hooks' and 'hooksConfig' must be JSON objects")
+        _strip_stale(events)
+        added = hooks.install_groups(events, wanted(), is_ours, force=force)
+        config["enabled"] = True
+        return added
+
+
+def uninstall(project_root: str) -> None:
+    """Remove our hooks, and the containers only they needed; delete a settings file left empty."""
+    from entire_core import hooks
+    from entire_core.config.json import edit_json
+
+    path = paths.project_settings(project_root)
+    if not os.path.exists(path):
+        return
+    with edit_json(path, comments=True, create=False) as doc:
+        root = obj(doc.data)
+        events = obj(root.get("hooks"))
+        if "hooks" in root and events is root["hooks"]:
+            _strip_stale(events)
+            hooks.remove_groups(events, is_ours)
+            if not events:
+                del root["hooks"]
+        # hooksConfig.enabled only matters for hooks; with none left it was there for ours
+        if "hooks" not in root and root.get("hooksConfig") == {"enabled": True}:
+            del root["hooksConfig"]
+        if not root:
+            doc.delete()
+    if not os.path.exists(path):
+        with contextlib.suppress(OSError):  # rmdir only removes .gemini/ when nothing else is in it
+            os.rmdir(os.path.dirname(path))
+
+
+def read_settings(path: str) -> dict[str, Any] | None:
+    """A settings file parsed as JSONC; None when missing. ConfigError when it does not parse."""
+    from entire_core.config.json import parse_json_text
+    from entire_core.errors import ConfigError
+
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        value = parse_json_text(text, comments=True)
+    except ConfigError as exc:
+        raise ConfigError(f"cannot parse {path}: {exc}") from None
+    settings = obj(value)
+    if settings is not value:
+        raise ConfigError(f"{path}: the settings are not a JSON object")
+    return settings
+
+
+def installed(project_root: str) -> dict[str, list[dict[str, Any]]]:
+    """Our handlers per Gemini event in the project settings (events without ours left out)."""
+    from entire_core import hooks
+
+    root = read_settings(paths.project_settings(project_root)) or {}
+    return hooks.installed_groups(obj(root.get("hooks")), is_ours)

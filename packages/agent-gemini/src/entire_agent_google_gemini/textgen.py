@@ -1,0 +1,99 @@
+"""``generate-text``: one non-interactive ``gemini -p`` run, answered as plain text.
+
+The prompt goes on stdin (Gemini appends ``-p``'s value to it), so its size is not bound by argv
+limits. Gemini runs in a scratch directory of ours, not in the repository: it must not pick up the
+project's hooks (ours would record the summary request as a session) or read project files. Edit and
+shell tools are not offered in headless mode without ``--yolo``, extensions are turned off, and the
+answer comes from ``-o json`` so that progress and warnings on stdout cannot leak into it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.errors import AgentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+TIMEOUT_SECONDS = 120.0
+INSTALL_HINT = "install Gemini CLI with 'npm install -g @google/gemini-cli'"
+
+
+def find_gemini(env: Mapping[str, str]) -> str:
+    """The ``gemini`` executable on the environment's PATH."""
+    import shutil
+
+    found = shutil.which("gemini", path=env.get("PATH", os.defpath))
+    if not found:
+        raise AgentError(f"gemini is not on PATH; {INSTALL_HINT}")
+    return found
+
+
+def scratch_dir(env: Mapping[str, str], home: str) -> str:
+    """The directory ``gemini -p`` runs in: ours, outside every repository."""
+    cache = env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    path = os.path.join(cache, "entire-agent-google-gemini", "generate-text")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _error_message(stderr: str) -> str:
+    """Gemini's own error text: the ``error.message`` of the JSON it prints last, else stderr's last line."""
+    import json
+
+    at = stderr.rfind('{\n  "session_id"')
+    if at < 0:
+        at = stderr.rfind('{"session_id"')
+    if at >= 0:
+        from entire_core.jsonvalues import obj
+
+        try:
+            message = obj(obj(json.loads(stderr[at:])).get("error")).get("message")
+        except ValueError:
+            message = None
+        if message:
+            return str(message)
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else "no error output"
+
+
+def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
+    """Gemini's answer to ``prompt`` with ``model`` (Gemini's default model when empty)."""
+    import json
+    import subprocess
+
+    home = env.get("HOME") or os.path.expanduser("~")
+    argv = [find_gemini(env), "-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none"]
+    if model:
+        argv += ["--model", model]
+    child_env = dict(env)
+    child_env.setdefault("GEMINI_CLI_NO_RELAUNCH", "true")  # the relaunch only raises Node's heap limit
+    try:
+        proc = subprocess.run(
+            argv,
+            input=prompt.encode("utf-8"),
+            capture_output=True,
+            cwd=scratch_dir(env, home),
+            env=child_env,
+            timeout=TIMEOUT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise AgentError(f"gemini -p did not answer within {TIMEOUT_SECONDS:.0f} seconds") from None
+    except OSError as exc:
+        raise AgentError(f"cannot run gemini: {exc.strerror or exc}") from None
+    stderr = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise AgentError(f"gemini -p failed (exit {proc.returncode}): {_error_message(stderr)}")
+    try:
+        answer = json.loads(proc.stdout)
+    except ValueError:
+        raise AgentError("gemini -p did not print the JSON answer --output-format json asks for") from None
+    from entire_core.jsonvalues import obj
+
+    text = obj(answer).get("response")
+    if not isinstance(text, str) or not text.strip():
+        raise AgentError("gemini -p returned an empty answer")
+    return text.strip()

@@ -1,0 +1,311 @@
+"""The real Gemini CLI 0.61.0 against our scripted API, with our hooks calling the simulator's ``entire``.
+
+One scenario (module fixture), asserted piece by piece:
+
+1. a git repository whose ``.gemini/settings.json`` has the user's comments; ``entire enable`` installs
+   our hooks through the simulator;
+2. inside ``unshare -n`` (loopback only): turn 1 (write_file), turn 2 resuming that session (replace),
+   a subagent turn (invoke_agent -> generalist writes sub.txt), a turn with four model calls (three
+   write_file calls), and, resuming that session, a turn whose first model call reports a full context
+   window so Gemini compresses the chat before the second (the PreCompress before the third sees it);
+3. the session of turns 1-2 is deleted from Gemini's chats and restored by ``entire resume`` through our
+   write-session, then resumed by Gemini for a last turn;
+4. ``entire disable`` uninstalls: the settings file is byte for byte what the user wrote.
+
+Gemini is installed from npm into ``~/.cache/entire-agents-e2e/gemini-cli-0.61.0`` (reused when there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+GEMINI_VERSION = "0.61.0"
+AGENT = "google-gemini"
+HERE = Path(__file__).parent
+MODEL = "gemini-2.5-flash"
+USER_SETTINGS = """// My Gemini settings for this project (hand-written)
+{
+  // keep the UI quiet
+  "ui": {"hideTips": true},
+  /* the model I use here */
+  "model": {"name": "gemini-2.5-flash"}
+}
+"""
+CALL = {
+    "input_tokens": 60,
+    "cache_creation_tokens": 0,
+    "cache_read_tokens": 40,
+    "output_tokens": 13,
+    "api_call_count": 1,
+}
+"""One scripted model call by Entire's formula: 100 prompt - 40 cached, 10 + 3 thoughts out."""
+
+
+def calls(n: int, first_prompt: int = 100, **sub: Any) -> dict[str, Any]:
+    """Usage of ``n`` scripted calls as the simulator records it (Go's struct: every field present)."""
+    usage: dict[str, Any] = {k: v * n for k, v in CALL.items()}
+    usage["input_tokens"] += first_prompt - 100
+    return {**usage, "cache_creation_1h_tokens": 0, "subagent_tokens": sub.get("subagent_tokens")}
+
+
+# -- installing Gemini and the namespace -------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    base = Path(os.environ.get("ENTIRE_E2E_CACHE", Path.home() / ".cache" / "entire-agents-e2e"))
+    return base / f"gemini-cli-{GEMINI_VERSION}"
+
+
+def install_gemini() -> Path:
+    """The pinned ``gemini`` binary, installed with npm into the cache on first use."""
+    target = cache_dir()
+    binary = target / "node_modules" / ".bin" / "gemini"
+    if binary.exists():
+        return binary
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is needed to install @google/gemini-cli for the end-to-end test")
+    staging = target.with_name(target.name + f".tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    proc = subprocess.run([npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error",
+                           f"@google/gemini-cli@{GEMINI_VERSION}"], capture_output=True, timeout=600, check=False)  # fmt: skip
+    if proc.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        pytest.fail(f"npm install @google/gemini-cli@{GEMINI_VERSION} failed: {proc.stderr.decode()[-2000:]}")
+    if target.exists():  # another run won the race
+        shutil.rmtree(staging, ignore_errors=True)
+    else:
+        staging.rename(target)
+    return binary
+
+
+def require_namespace() -> None:
+    proc = subprocess.run(
+        ["unshare", "-n", "sh", "-c", "ip link set lo up"], capture_output=True, check=False
+    )
+    if proc.returncode != 0:
+        pytest.fail("the end-to-end test needs `unshare -n` and `ip` (run as root, or with user namespaces): "
+                    + proc.stderr.decode(errors="replace").strip())  # fmt: skip
+
+
+def run_in_namespace(plan: dict[str, Any], work: Path, name: str) -> dict[str, Any]:
+    """Run the driver with the plan inside a fresh loopback-only network namespace."""
+    plan = {**plan, "results": str(work / f"{name}-results.json"), "api_log": str(work / f"{name}-api.jsonl")}
+    plan_file = work / f"{name}-plan.json"
+    plan_file.write_text(json.dumps(plan, indent=2))
+    argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
+            sys.executable, str(HERE / "driver.py"), str(plan_file)]  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
+    results = json.loads(Path(plan["results"]).read_text())
+    for step in results["steps"]:
+        assert step["code"] == 0, f"gemini step {step['name']} failed: {step['stderr']}"
+    return results
+
+
+# -- the scenario ------------------------------------------------------------------------------------------
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+class Scenario:
+    """Everything one run produced, for the tests below to check."""
+
+    def __init__(self, work: Path) -> None:
+        # The simulator's seam: Simulator(repo, state_dir, env), install_shim, env, enable, resume,
+        # disable, hook_calls, checkpoints, violations.
+        from entire_sim import Simulator
+
+        self.work = work
+        self.repo = work / "repo"
+        self.home = work / "home"
+        (self.home / ".gemini").mkdir(parents=True)
+        (self.home / ".gemini" / "settings.json").write_text(json.dumps({
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+        }))  # fmt: skip
+        self.repo.mkdir()
+        _git(self.repo, "init", "-q", "-b", "main")
+        _git(self.repo, "config", "user.email", "e2e@example.com")
+        _git(self.repo, "config", "user.name", "e2e")
+        (self.repo / "README.md").write_text("# e2e\n")
+        (self.repo / ".gemini").mkdir()
+        (self.repo / ".gemini" / "settings.json").write_text(USER_SETTINGS)
+        _git(self.repo, "add", ".")
+        _git(self.repo, "commit", "-q", "-m", "init")
+
+        base_env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+        base_env.update({"HOME": str(self.home), "GEMINI_API_KEY": "scripted", "GEMINI_CLI_TRUST_WORKSPACE": "true",
+                         "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "1", "CI": "1", "TERM": "dumb"})  # fmt: skip
+        self.sim = Simulator(repo=self.repo, state_dir=work / "sim-state", env=base_env)
+        self.sim.install_shim(work / "bin")
+        self.installed = self.sim.enable(AGENT)
+        self.settings_after_enable = (self.repo / ".gemini" / "settings.json").read_text()
+        gemini = str(install_gemini())
+        plan = {"gemini": gemini, "workdir": str(self.repo), "env": self.sim.env()}
+        run = ["--yolo", "-m", MODEL, "-o", "json"]
+        self.phase1 = run_in_namespace({**plan, "steps": [
+            {"name": "turn1", "args": ["-p", "Create hello.txt with a greeting", *run]},
+            {"name": "turn2", "args": ["-p", "Now change hello to goodbye", "--resume", "{session:turn1}", *run]},
+            {"name": "subagent", "args": ["-p", "Use a subagent to create sub.txt", *run]},
+            {"name": "multi", "args": ["-p", "Write three files one by one", *run]},
+            {"name": "compress", "args": ["-p", "Write big.txt, then compress the chat", "--resume", "{session:multi}",
+                                          *run]},
+        ]}, work, "phase1")  # fmt: skip
+        self.sessions: dict[str, str] = self.phase1["sessions"]
+        self.chats = Path(
+            self.sim.plugin(AGENT).json("get-session-dir", "--repo-path", str(self.repo))["session_dir"]
+        )
+        resumed = [p for p in self.chats.glob("session-*.jsonl") if self.sessions["turn1"][:8] in p.name]
+        self.deleted = [p.name for p in resumed]
+        for path in resumed:  # what Gemini's own start-up clean-up can do to a resumed session
+            path.unlink()
+        self.restored = self.sim.resume(AGENT, self.sessions["turn1"])
+        self.phase2 = run_in_namespace({**plan, "steps": [
+            {"name": "turn3", "args": ["-p", "Say hi", "--resume", self.sessions["turn1"], *run]},
+        ]}, work, "phase2")  # fmt: skip
+        self.settings_at_end = (self.repo / ".gemini" / "settings.json").read_text()
+        self.hook_calls = self.sim.hook_calls()
+        self.checkpoints = self.sim.checkpoints()
+        self.violations = self.sim.violations()
+        self.sim.disable(AGENT)
+        self.settings_after_disable = (self.repo / ".gemini" / "settings.json").read_text()
+
+    def events(self, session: str) -> list[str]:
+        sid = self.sessions[session]
+        return [
+            str(c["event_name"]) for c in self.hook_calls if c["event"] and c["event"]["session_id"] == sid
+        ]
+
+    def hooks_fired(self, session: str, hook: str) -> int:
+        sid = self.sessions[session]
+        return sum(
+            1 for c in self.hook_calls if c["hook"] == hook and (c["payload"] or {}).get("session_id") == sid
+        )
+
+    def api_log(self, phase: str) -> list[dict[str, Any]]:
+        lines = (self.work / f"{phase}-api.jsonl").read_text().splitlines()
+        return [json.loads(line) for line in lines]
+
+    def turns(self, session: str) -> list[dict[str, Any]]:
+        sid = self.sessions[session]
+        return [c for c in self.checkpoints if c["kind"] == "turn" and c["session_id"] == sid]
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    require_namespace()
+    return Scenario(tmp_path_factory.mktemp("gemini-e2e"))
+
+
+def test_enable_installs_our_hooks_and_keeps_the_users_comments(scenario: Scenario) -> None:
+    assert scenario.installed == 7
+    for text in (scenario.settings_after_enable, scenario.settings_at_end):
+        assert "// My Gemini settings for this project (hand-written)" in text
+        assert "// keep the UI quiet" in text and "/* the model I use here */" in text
+        assert "entire hooks google-gemini after-agent" in text
+    assert scenario.settings_after_disable == USER_SETTINGS
+
+
+def test_no_violations(scenario: Scenario) -> None:
+    assert scenario.violations == []
+    assert all(not c["error"] for c in scenario.hook_calls)
+
+
+def test_each_turn_is_one_turn_start_and_one_turn_end(scenario: Scenario) -> None:
+    assert scenario.events("turn1") == [
+        "SessionStart", "TurnStart", "TurnEnd", "SessionEnd",  # turn 1
+        "SessionStart", "TurnStart", "TurnEnd", "SessionEnd",  # turn 2 (--resume)
+        "SessionStart", "TurnStart", "TurnEnd", "SessionEnd",  # turn 3 (--resume of the restored session)
+    ]  # fmt: skip
+    assert scenario.events("subagent") == ["SessionStart", "TurnStart", "SubagentStart", "SubagentEnd", "TurnEnd",
+                                           "SessionEnd"]  # fmt: skip
+    assert scenario.events("multi")[:4] == ["SessionStart", "TurnStart", "TurnEnd", "SessionEnd"]
+
+
+def test_precompress_before_every_model_call_is_not_a_compaction(scenario: Scenario) -> None:
+    # Gemini fires PreCompress before every model call with history: four in the multi-call turn; in the
+    # subagent turn the main agent's two and the subagent's second (under the parent's session)
+    first_turn = [c for c in scenario.hook_calls if c["hook"] == "pre-compress"
+                  and c["payload"]["session_id"] == scenario.sessions["multi"]][:4]  # fmt: skip
+    assert len(first_turn) == 4 and all(c["event"] is None for c in first_turn)
+    assert scenario.hooks_fired("subagent", "pre-compress") == 3
+    assert "Compaction" not in scenario.events("multi")[:4] + scenario.events("subagent") + scenario.events(
+        "turn1"
+    )
+
+
+def test_a_real_compression_is_exactly_one_compaction(scenario: Scenario) -> None:
+    # Gemini compressed the chat before the turn's second model call, after the PreCompress hook that
+    # announced it; the PreCompress before the third call finds the compression in the chat file
+    assert scenario.events("multi")[4:] == [
+        "SessionStart",
+        "TurnStart",
+        "Compaction",
+        "TurnEnd",
+        "SessionEnd",
+    ]
+    summaries = [e for e in scenario.api_log("phase1") if ":generateContent" in e["path"]
+                 and "<state_snapshot>" in json.dumps(e["answer"])]  # fmt: skip
+    assert summaries, "Gemini did not ask the scripted API for a compression summary"
+
+
+def test_turn_files_prompts_and_tokens(scenario: Scenario) -> None:
+    (t1, t2, t3) = scenario.turns("turn1")
+    assert (t1["prompt"], t1["transcript_files"], t1["tokens"]) == (
+        "Create hello.txt with a greeting",
+        ["hello.txt"],
+        calls(2),
+    )
+    assert (t2["prompt"], t2["transcript_files"], t2["tokens"]) == (
+        "Now change hello to goodbye",
+        ["hello.txt"],
+        calls(2),
+    )
+    assert t2["turn_offset"] > 0 and t2["session_ref"] == t1["session_ref"]
+    assert (t3["prompt"], t3["transcript_files"]) == ("Say hi", [])
+    (sub,) = scenario.turns("subagent")
+    assert sub["transcript_files"] == ["sub.txt"]
+    assert sub["tokens"] == calls(2, subagent_tokens=calls(2))
+    (multi, _) = scenario.turns("multi")
+    assert multi["prompt"] == "Write three files one by one"
+    assert multi["transcript_files"] == ["one.txt", "two.txt", "three.txt"]
+    assert multi["tokens"] == calls(4)
+    (_, big) = scenario.turns("multi")
+    assert big["transcript_files"] == ["big.txt", "small.txt"]
+    assert big["tokens"] == calls(3, first_prompt=950_000)
+
+
+def test_the_subagent_task_gets_exactly_its_own_file(scenario: Scenario) -> None:
+    sid = scenario.sessions["subagent"]
+    starts = [c["event"] for c in scenario.hook_calls if c["event_name"] == "SubagentStart"]
+    ends = [c["event"] for c in scenario.hook_calls if c["event_name"] == "SubagentEnd"]
+    assert len(starts) == len(ends) == 1
+    assert starts[0]["tool_use_id"] == ends[0]["tool_use_id"]
+    assert ends[0]["subagent_type"] == "generalist" and ends[0]["subagent_id"]
+    (task,) = [c for c in scenario.checkpoints if c["kind"] == "task" and c["session_id"] == sid]
+    assert task["transcript_files"] == ["sub.txt"]
+    assert task["session_ref"].endswith(f"/{sid}/{ends[0]['subagent_id']}.jsonl")
+
+
+def test_resume_restores_a_deleted_session_for_gemini(scenario: Scenario) -> None:
+    assert scenario.deleted, "the resumed session's file was not where get-session-dir said"
+    assert scenario.restored["command"] == f"gemini --resume {scenario.sessions['turn1']}"
+    answer = scenario.phase2["steps"][0]["answer"]
+    assert answer["session_id"] == scenario.sessions["turn1"]  # Gemini found the restored session
+    (_, _, t3) = scenario.turns("turn1")
+    assert t3["turn_offset"] > 0  # the restored file held the earlier turns

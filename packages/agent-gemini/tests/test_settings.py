@@ -1,0 +1,199 @@
+"""install-hooks / uninstall-hooks / are-hooks-installed on real and hand-written Gemini settings files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from entire_agent_google_gemini import settings
+from entire_agent_google_gemini.agent import GeminiAgent
+from entire_core.config.json import parse_json_text
+from entire_core.errors import ConfigError
+from gemini_fixtures import DATA
+
+SETTINGS = DATA / "settings"
+EXPECTED_EVENTS = {
+    "SessionStart": ("session-start", None, 30000),
+    "BeforeAgent": ("before-agent", None, 30000),
+    "AfterAgent": ("after-agent", None, 120000),
+    "PreCompress": ("pre-compress", None, 30000),
+    "SessionEnd": ("session-end", None, 60000),
+    "BeforeTool": ("before-tool", "^invoke_agent$", 30000),
+    "AfterTool": ("after-tool", "^invoke_agent$", 60000),
+}
+
+
+def settings_file(repo: Path) -> Path:
+    return repo / ".gemini" / "settings.json"
+
+
+def put(repo: Path, source: Path | bytes) -> bytes:
+    target = settings_file(repo)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = source.read_bytes() if isinstance(source, Path) else source
+    target.write_bytes(data)
+    return data
+
+
+def ours(document: dict[str, object]) -> dict[str, list[dict[str, object]]]:
+    hooks = document["hooks"]
+    assert isinstance(hooks, dict)
+    return {
+        event: [
+            group
+            for group in groups
+            if any(h["command"].startswith("entire hooks google-gemini ") for h in group["hooks"])
+        ]
+        for event, groups in hooks.items()
+    }
+
+
+def test_fresh_install_writes_exactly_our_groups(agent: GeminiAgent, repo: Path) -> None:
+    assert agent.are_hooks_installed() is False
+    assert agent.install_hooks() == 7
+    document = json.loads(settings_file(repo).read_bytes())
+    assert document["hooksConfig"] == {"enabled": True}
+    expected = {}
+    for event, (hook, matcher, timeout) in EXPECTED_EVENTS.items():
+        group: dict[str, object] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [{"name": f"entire-google-gemini-{hook}", "type": "command",
+                           "command": f"entire hooks google-gemini {hook}", "timeout": timeout}]  # fmt: skip
+        expected[event] = [group]
+    assert document["hooks"] == expected
+    assert agent.are_hooks_installed() is True
+    before = settings_file(repo).read_bytes()
+    assert agent.install_hooks() == 0
+    assert settings_file(repo).read_bytes() == before
+    assert agent.install_hooks(force=True) == 7
+    assert settings_file(repo).read_bytes() == before
+    agent.uninstall_hooks()
+    assert not (repo / ".gemini").exists()
+    assert agent.are_hooks_installed() is False
+    agent.uninstall_hooks()  # nothing to do is fine
+
+
+@pytest.mark.parametrize("name", ["user-comments-tabs-crlf.jsonc", "captured-logger-hooks.json"])
+def test_user_bytes_survive_install_and_uninstall(agent: GeminiAgent, repo: Path, name: str) -> None:
+    original = put(repo, SETTINGS / name)
+    assert agent.install_hooks() == 7
+    installed = settings_file(repo).read_bytes()
+    text = installed.decode("utf-8")
+    if name.endswith(".jsonc"):
+        for kept in (
+            "// Project settings for Gemini CLI — édité à la main\r\n",
+            "// hooks on",
+            "/* our own formatter hook */",
+            '"ui": { "theme": "GitHub" } // trailing comment',
+            '"command": "npx prettier',
+        ):
+            assert kept in text, kept  # fmt: skip
+        assert "\r\n" in text and "\n" not in text.replace("\r\n", "")
+    document = parse_json_text(text, comments=True)
+    before = parse_json_text(original.decode("utf-8"), comments=True)
+    assert {k: v for k, v in document.items() if k != "hooks"} == {
+        k: v for k, v in before.items() if k != "hooks"
+    }
+    for event, groups in before["hooks"].items():  # every foreign group is still there, first
+        assert document["hooks"][event][: len(groups)] == groups
+    assert all(len(groups) == 1 for groups in ours(document).values() if groups)
+    assert agent.install_hooks() == 0
+    assert settings_file(repo).read_bytes() == installed
+    agent.uninstall_hooks()
+    assert settings_file(repo).read_bytes() == original
+
+
+def test_stale_hooks_enabled_is_stripped_and_other_tools_hooks_kept(agent: GeminiAgent, repo: Path) -> None:
+    put(repo, SETTINGS / "older-entire-hooks-enabled.json")
+    assert agent.are_hooks_installed() is False  # Entire's built-in gemini hooks are not ours
+    assert agent.install_hooks() == 7
+    document = json.loads(settings_file(repo).read_bytes())
+    assert "enabled" not in document["hooks"]
+    assert document["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "entire hooks gemini session-start"
+    assert document["hooks"]["AfterAgent"][0]["hooks"][0]["command"] == "entire hooks gemini after-agent"
+    assert document["hooksConfig"] == {"enabled": True}
+    agent.uninstall_hooks()
+    document = json.loads(settings_file(repo).read_bytes())
+    assert set(document["hooks"]) == {"SessionStart", "AfterAgent"}
+    assert document["hooksConfig"] == {"enabled": True}  # other hooks still need it
+
+
+def test_stale_key_alone_is_repaired_even_when_our_hooks_are_in_place(agent: GeminiAgent, repo: Path) -> None:
+    agent.install_hooks()
+    document = json.loads(settings_file(repo).read_bytes())
+    document["hooks"] = {"enabled": True, **document["hooks"]}
+    put(repo, json.dumps(document, indent=2).encode())
+    assert agent.install_hooks() == 0
+    assert "enabled" not in json.loads(settings_file(repo).read_bytes())["hooks"]
+
+
+def test_disabled_hooks_are_turned_on(agent: GeminiAgent, repo: Path) -> None:
+    put(repo, b'{\n  "hooksConfig": {"enabled": false, "disabled": ["fmt"]}\n}\n')
+    agent.install_hooks()
+    assert json.loads(settings_file(repo).read_bytes())["hooksConfig"] == {
+        "enabled": True,
+        "disabled": ["fmt"],
+    }
+
+
+def test_partial_and_edited_installs_are_repaired(agent: GeminiAgent, repo: Path) -> None:
+    agent.install_hooks()
+    document = json.loads(settings_file(repo).read_bytes())
+    del document["hooks"]["PreCompress"]
+    document["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "entire hooks google-gemini session-end --old"
+    put(repo, json.dumps(document, indent=2).encode())
+    assert agent.are_hooks_installed() is True
+    assert agent.install_hooks() == 2
+    document = json.loads(settings_file(repo).read_bytes())
+    assert document["hooks"]["SessionEnd"] == [{"hooks": [settings.handler("session-end")]}]
+    assert document["hooks"]["PreCompress"] == [{"hooks": [settings.handler("pre-compress")]}]
+
+
+def test_ours_are_recognised_by_name_too(agent: GeminiAgent, repo: Path) -> None:
+    renamed = {"hooks": {"BeforeAgent": [{"hooks": [{"name": "entire-google-gemini-before-agent", "type": "command",
+                                                      "command": "/opt/entire/bin/entire-wrapper before"}]}]}}  # fmt: skip
+    put(repo, json.dumps(renamed).encode())
+    assert agent.are_hooks_installed() is True
+    agent.uninstall_hooks()
+    assert not settings_file(repo).exists()
+
+
+def test_unparseable_settings_are_never_written(agent: GeminiAgent, repo: Path) -> None:
+    for broken in (
+        b'{"hooks": {,}}',
+        b'{"a": 1} trailing',
+        b"[1, 2]",
+        b'{"hooks": []}',
+        b'{"hooksConfig": 3}',
+    ):
+        put(repo, broken)
+        with pytest.raises(ConfigError):
+            agent.install_hooks()
+        assert settings_file(repo).read_bytes() == broken
+    put(repo, b'{"hooks": {,}}')
+    with pytest.raises(ConfigError):
+        agent.are_hooks_installed()  # "unknown", not "no"
+    with pytest.raises(ConfigError):
+        agent.uninstall_hooks()
+    assert settings_file(repo).read_bytes() == b'{"hooks": {,}}'
+
+
+def test_uninstall_keeps_a_gemini_dir_with_other_files(agent: GeminiAgent, repo: Path) -> None:
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini" / "GEMINI.md").write_text("notes")
+    agent.install_hooks()
+    agent.uninstall_hooks()
+    assert not settings_file(repo).exists()
+    assert (repo / ".gemini" / "GEMINI.md").read_text() == "notes"
+
+
+def test_a_settings_symlink_stays_a_link(agent: GeminiAgent, repo: Path, tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "gemini-settings.json"
+    real.parent.mkdir()
+    shutil.copy(SETTINGS / "user-comments-tabs-crlf.jsonc", real)
+    (repo / ".gemini").mkdir()
+    settings_file(repo).symlink_to(real)
+    agent.install_hooks()
+    assert settings_file(repo).is_symlink()
+    assert b"entire hooks google-gemini" in real.read_bytes()

@@ -1,0 +1,146 @@
+"""generate-text and doctor with a stand-in ``gemini`` on PATH (the real one runs in the e2e tests)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from entire_agent_google_gemini import doctor
+from entire_agent_google_gemini.agent import GeminiAgent
+from entire_core.errors import AgentError
+
+FAKE = """#!{python}
+import json, os, sys
+record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read() if "-p" in sys.argv else ""}}
+with open({log!r}, "a") as f:
+    f.write(json.dumps(record) + "\\n")
+mode = os.environ.get("FAKE_GEMINI", "ok")
+if "--version" in sys.argv:
+    print(os.environ.get("FAKE_GEMINI_VERSION", "0.61.0"))
+elif mode == "ok":
+    print(json.dumps({{"session_id": "x", "response": "  A short sentence.  ", "stats": {{}}}}, indent=2))
+elif mode == "empty":
+    print(json.dumps({{"session_id": "x", "response": ""}}))
+else:
+    sys.stderr.write("Warning: something\\n" + json.dumps({{"session_id": "x", "error": {{"type": "Error",
+                     "message": "Invalid auth method selected.", "code": 41}}}}, indent=2) + "\\n")
+    sys.exit(41)
+"""
+
+
+@pytest.fixture
+def fake_gemini(tmp_path: Path) -> tuple[Path, Path]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "gemini-calls.jsonl"
+    script = bin_dir / "gemini"
+    script.write_text(FAKE.format(python=sys.executable, log=str(log)))
+    script.chmod(0o755)
+    return bin_dir, log
+
+
+def make_agent(repo: Path, home: Path, bin_dir: Path, **env: str) -> GeminiAgent:
+    base = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(home), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    return GeminiAgent(env={**base, **env}, cwd=str(repo))
+
+
+def test_generate_text_runs_gemini_headless_outside_the_repo(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    bin_dir, log = fake_gemini
+    agent = make_agent(repo, home, bin_dir)
+    assert agent.generate_text("Summarise this.\nLine two.", "gemini-2.5-flash") == "A short sentence."
+    call = json.loads(log.read_text().splitlines()[-1])
+    assert call["argv"] == ["-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none",
+                            "--model", "gemini-2.5-flash"]  # fmt: skip
+    assert call["stdin"] == "Summarise this.\nLine two."
+    assert call["cwd"] == str(home / ".cache/entire-agent-google-gemini/generate-text")
+    agent.generate_text("x", "")
+    assert "--model" not in json.loads(log.read_text().splitlines()[-1])["argv"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [("fail", r"gemini -p failed \(exit 41\): Invalid auth method selected\."), ("empty", "empty answer")],
+)
+def test_generate_text_errors_are_clear(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path], mode: str, message: str
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI=mode)
+    with pytest.raises(AgentError, match=message):
+        agent.generate_text("hi", "m")
+
+
+def test_generate_text_without_gemini(repo: Path, home: Path, tmp_path: Path) -> None:
+    agent = make_agent(repo, home, tmp_path / "empty-bin")
+    with pytest.raises(AgentError, match="gemini is not on PATH; install Gemini CLI"):
+        agent.generate_text("hi", "m")
+
+
+def statuses(report: doctor.Report) -> dict[str, str]:
+    return {text: status for status, text in report.lines}
+
+
+def test_doctor_on_a_repository_without_our_hooks(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0])
+    report = doctor.diagnose(agent)
+    assert report.failed
+    got = statuses(report)
+    assert got["Gemini CLI 0.61.0"] == "ok"
+    assert got["hooks are not installed (run: entire enable --agent google-gemini)"] == "FAIL"
+    assert any(s == "warn" and "no trust decision" in t for t, s in got.items())
+
+
+def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
+    agent = make_agent(repo, home, fake_gemini[0])
+    agent.install_hooks()
+    gemini = home / ".gemini"
+    gemini.mkdir()
+    (gemini / "trustedFolders.json").write_text(json.dumps({str(repo.parent): "TRUST_FOLDER"}))
+    keys = [f"entire-google-gemini-{h}:entire hooks google-gemini {h}" for h in agent.hook_names]
+    (gemini / "trusted_hooks.json").write_text(json.dumps({str(repo): keys}))
+    report = doctor.diagnose(agent)
+    assert [status for status, _ in report.lines] == ["ok"] * 6, report.render()
+
+
+def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.20.1")
+    agent.install_hooks()
+    gemini = home / ".gemini"
+    gemini.mkdir()
+    user = {"hooksConfig": {"disabled": ["entire-google-gemini-after-agent"]}, "hooks": {"enabled": True},
+            "security": {"folderTrust": {"enabled": True}}}  # fmt: skip
+    (gemini / "settings.json").write_text(json.dumps(user))
+    (gemini / "trustedFolders.json").write_text(json.dumps({str(repo): "DO_NOT_TRUST"}))
+    got = statuses(doctor.diagnose(agent))
+    failed = sorted(text.split(":")[0] for text, status in got.items() if status == "FAIL")
+    assert failed == [
+        "Gemini CLI 0.20.1 is too old for hooksConfig; upgrade to 0.61.0 or newer",
+        "Gemini distrusts this folder",
+        "hooksConfig.disabled turns off entire-google-gemini-after-agent",
+        "user settings " + str(gemini / "settings.json"),
+    ]
+    assert any(s == "warn" and "has not seen our project hooks" in t for t, s in got.items())
+
+
+def test_doctor_reports_unparseable_settings(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
+    agent = make_agent(repo, home, fake_gemini[0])
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text('{"hooks": {')
+    got = statuses(doctor.diagnose(agent, with_version=False))
+    assert any(s == "FAIL" and t.startswith("project settings: cannot parse") for t, s in got.items())
+
+
+def test_doctor_command_exit_status(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], GEMINI_CLI_TRUST_WORKSPACE="true")
+    assert doctor.run(agent, []) == 1
+    agent.install_hooks()
+    assert doctor.run(agent, []) == 0
+    out = capsys.readouterr().out
+    assert "folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
