@@ -30,7 +30,7 @@ class exclusive:  # lower case: used like contextlib.suppress, as a context mana
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.wait
-        while not _try_lock(self._fd):
+        while not try_lock(self._fd):
             if time.monotonic() > deadline:
                 os.close(self._fd)
                 self._fd = -1
@@ -40,12 +40,13 @@ class exclusive:  # lower case: used like contextlib.suppress, as a context mana
 
     def __exit__(self, *exc: object) -> None:
         if self._fd >= 0:
-            _unlock(self._fd)
+            unlock(self._fd)
             os.close(self._fd)
             self._fd = -1
 
 
-def _try_lock(fd: int) -> bool:
+def try_lock(fd: int) -> bool:
+    """Take the exclusive lock on an open file without waiting; False if another process holds it."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         import msvcrt
 
@@ -63,11 +64,12 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-def _unlock(fd: int) -> None:
+def unlock(fd: int) -> None:
+    """Release a lock taken with ``try_lock``."""
     if sys.platform == "win32":  # pragma: no cover
         import msvcrt
 
-        os.lseek(fd, 0, os.SEEK_SET)
+        os.lseek(fd, 0, os.SEEK_SET)  # msvcrt locks bytes from the current position
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return
     import fcntl

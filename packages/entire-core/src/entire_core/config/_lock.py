@@ -9,6 +9,7 @@ from collections.abc import Generator
 from contextlib import contextmanager, suppress
 
 from entire_core.errors import ConfigError
+from entire_core.locks import try_lock, unlock
 
 _TIMEOUT_SECONDS = 10.0
 _POLL_SECONDS = 0.02
@@ -37,14 +38,14 @@ def locked(path: str | os.PathLike[str]) -> Generator[None, None, None]:
         raise ConfigError(f"cannot lock {os.fspath(path)}: {exc.strerror or exc}") from None
     try:
         deadline = time.monotonic() + _TIMEOUT_SECONDS
-        while not _try_lock(fd):
+        while not try_lock(fd):
             if time.monotonic() >= deadline:
                 raise ConfigError(f"timed out waiting for the lock on {os.fspath(path)}")
             time.sleep(_POLL_SECONDS)
         try:
             yield
         finally:
-            _unlock(fd)
+            unlock(fd)
     finally:
         os.close(fd)
 
@@ -61,33 +62,3 @@ def _open(lock_file: str) -> int:
     # flock works on a read-only descriptor, which also lets two users share a lock file they did not create.
     flags |= os.O_RDWR if sys.platform == "win32" else os.O_RDONLY
     return os.open(lock_file, flags, 0o644)
-
-
-def _try_lock(fd: int) -> bool:
-    if sys.platform == "win32":  # pragma: no cover - Windows only
-        import msvcrt
-
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-def _unlock(fd: int) -> None:
-    if sys.platform == "win32":  # pragma: no cover - Windows only
-        import msvcrt
-
-        os.lseek(fd, 0, os.SEEK_SET)  # msvcrt locks bytes from the current position
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-        return
-    import fcntl
-
-    fcntl.flock(fd, fcntl.LOCK_UN)

@@ -1,0 +1,177 @@
+"""``AiderAgent``: the Entire plugin for Aider, wiring the modules that know Aider to the protocol.
+
+This module is imported by every subcommand, so it imports only the core's base classes; each
+method imports what it needs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.agent import (
+    Agent,
+    Command,
+    HookResponseWriter,
+    HookSupport,
+    SubagentAwareExtractor,
+    TextGenerator,
+    TokenCalculator,
+    TranscriptAnalyzer,
+    TranscriptCompactor,
+    TranscriptPreparer,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from entire_core.types import CompactTranscript, Event, TokenUsage
+
+    from entire_agent_aider.transcript import History
+
+_PKG = "entire_agent_aider."
+
+
+def _parse_file(path: str, offset: int) -> tuple[History, int]:
+    """The complete lines of ``path`` after ``offset``, parsed, and where they end."""
+    from entire_core import offsets
+
+    from entire_agent_aider import transcript
+
+    lines, end = offsets.read_lines(path, offset)
+    return transcript.parse_lines(lines), end
+
+
+class AiderAgent(
+    HookSupport,
+    TranscriptAnalyzer,
+    TranscriptPreparer,
+    TokenCalculator,
+    SubagentAwareExtractor,
+    TranscriptCompactor,
+    TextGenerator,
+    HookResponseWriter,
+    Agent,
+):
+    """Aider (aider-chat 0.86): lifecycle from its notification command and chat-history markdown."""
+
+    name = "aider"
+    type = "Aider"
+    description = "Aider AI pair programming in your terminal"
+    version = "0.1.0"
+    protected_dirs = (".aider.tags.cache.v3", ".aider.tags.cache.v4")
+    protected_files = (".aider.chat.history.md", ".aider.input.history", ".aider.conf.yml")
+    session_file_suffix = ".md"
+    hook_names = ("session-start", "turn-start", "turn-end", "session-end")
+    commands = {  # read-only; the base class declares it a ClassVar
+        "doctor": Command(_PKG + "doctor:doctor", "check that Aider will run Entire's notification command"),
+        "run": Command(
+            _PKG + "launcher:run", "run Aider with an exact session lifecycle: run -- <aider args>"
+        ),
+        "notify": Command(_PKG + "notify:notify", "(run by Aider's notifications-command) report to Entire"),
+    }
+
+    def detect(self) -> bool:
+        root = self.repo_root
+        names = (*self.protected_files, *self.protected_dirs)
+        return any(os.path.lexists(os.path.join(root, name)) for name in names)
+
+    def format_resume_command(self, session_id: str) -> str:
+        import shlex
+
+        from entire_core import validate
+
+        ref = os.path.join(
+            ".entire", "tmp", f"entire-agent-{self.name}", validate.session_id(session_id) + ".md"
+        )
+        return f"aider --chat-history-file {shlex.quote(ref)} --restore-chat-history"
+
+    # -- hooks ----------------------------------------------------------------------------------------
+
+    def parse_hook(self, hook: str, payload: Any) -> Event | None:
+        from entire_agent_aider import hooks
+
+        return hooks.parse_hook(self.repo_root, hook, payload)
+
+    def install_hooks(self, *, force: bool = False) -> int:
+        from entire_agent_aider import hooks
+
+        return hooks.install(self.repo_root, force=force)
+
+    def uninstall_hooks(self) -> None:
+        from entire_agent_aider import hooks
+
+        hooks.uninstall(self.repo_root)
+
+    def are_hooks_installed(self) -> bool:
+        from entire_agent_aider import hooks
+
+        return hooks.installed(self.repo_root)
+
+    # -- transcripts ----------------------------------------------------------------------------------
+
+    def get_transcript_position(self, path: str) -> int:
+        from entire_core import offsets
+
+        return offsets.complete_end(path)
+
+    def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
+        history, position = _parse_file(path, offset)
+        return self._repo_files(history), position
+
+    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
+        from entire_agent_aider import transcript
+
+        return transcript.prompts(_parse_file(session_ref, offset)[0])
+
+    def extract_summary(self, session_ref: str) -> str | None:
+        sessions = _parse_file(session_ref, 0)[0].sessions
+        return next((s.reply for s in reversed(sessions) if s.reply), None)
+
+    def prepare_transcript(self, session_ref: str) -> None:
+        # parse-hook already brought the session's file to where its event stands; nothing may be
+        # added now, or the turn would take in lines of the next one.
+        if not os.path.isfile(session_ref):
+            from entire_core.errors import AgentError
+
+            raise AgentError(f"transcript {session_ref} does not exist")
+
+    def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
+        # Aider has no subagent transcripts: architect mode's editor step is logged in the same file.
+        from entire_core import offsets
+
+        from entire_agent_aider import transcript as history
+
+        return self._repo_files(history.parse_lines(offsets.lines_after(transcript, offset)))
+
+    def _repo_files(self, history: History) -> list[str]:
+        # Aider names files relative to the git root (to its working directory with --no-git).
+        from entire_core.paths import repo_relative
+
+        from entire_agent_aider import transcript
+
+        root = self.repo_root
+        files = (repo_relative(path, root, cwd=root) for path in transcript.modified_files(history))
+        return list(dict.fromkeys(files))
+
+    def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
+        return self.calculate_tokens(transcript, offset)
+
+    def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
+        from entire_agent_aider import tokens
+
+        return tokens.calculate(transcript, offset, self.env, self.repo_root)
+
+    def compact_transcript(self, session_ref: str) -> CompactTranscript:
+        from entire_agent_aider import compact
+
+        return compact.compact(session_ref, self.env.get("ENTIRE_CLI_VERSION", ""))
+
+    def generate_text(self, prompt: str, model: str) -> str:
+        from entire_agent_aider import textgen
+
+        return textgen.generate(prompt, model, dict(self.env))
+
+    def write_hook_response(self, message: str) -> bytes:
+        # Aider captures the notification command's output and shows nothing of it: plain text it is.
+        return message.encode("utf-8") + b"\n"

@@ -1,0 +1,219 @@
+"""Our notification hook in ``.aider.conf.yml``, and our hook payloads turned into lifecycle events.
+
+Aider has no hooks; its one external command that follows the chat loop is ``notifications-command``
+(run through ``sh -c`` at the first prompt after each model call, with no payload, Aider's stdin and
+Aider's environment). We install, in a marked block of the repository's ``.aider.conf.yml``, a
+command that runs ``entire-agent-aider notify``: that builds the JSON payload (history file, Aider's
+pid, the time, the launcher's session id) and feeds it to ``entire hooks aider <hook>`` once per
+pending event. ``parse-hook`` maps those payloads to events through ``lifecycle``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.types import Event
+
+from entire_agent_aider import state as store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+HOOK_NAMES = ("session-start", "turn-start", "turn-end", "session-end")
+CONF_FILE = ".aider.conf.yml"
+BEGIN = "# >>> entire-agent-aider: managed by Entire, do not edit by hand >>>"
+END = "# <<< entire-agent-aider <<<"
+CREATED = "# (entire-agent-aider created this file; removing the block deletes it when nothing else is left)"
+NOTIFY_COMMAND = 'command -v entire-agent-aider >/dev/null 2>&1 || exit 0; exec entire-agent-aider notify --aider-pid "$PPID" </dev/null'
+"""The ``notifications-command``: quiet when the plugin is missing, never reads Aider's stdin, and
+names Aider's pid (the shell's parent) so the history file can be found from Aider's command line."""
+OUR_KEYS = ("notifications", "notifications-command")
+
+
+# -- payload -> event -----------------------------------------------------------------------------------
+
+
+def parse_hook(repo_root: str, hook: str, payload: object) -> Event | None:
+    """The next lifecycle event our payload implies, or None (also for payloads that are not ours)."""
+    from entire_core import jsonvalues, locks
+
+    from entire_agent_aider.lifecycle import Machine, Trigger
+
+    fields = jsonvalues.obj(payload)
+    history = _history_file(jsonvalues.text(fields.get("history_file")), repo_root)
+    session = _session(jsonvalues.text(fields.get("session")))
+    launcher = fields.get("source") == "launcher"
+    start = fields.get("start_offset")
+    claim_start = start if launcher and hook == "session-start" and session and _is_count(start) else None
+    exited = launcher and fields.get("exited") is True and bool(session)
+    if claim_start is None and not exited and not os.path.isfile(history):
+        return None
+    trigger = Trigger(
+        time=_time(jsonvalues.text(fields.get("time"))),
+        notification=fields.get("source") == "notification",
+        session=session,
+        claim_start=claim_start,
+        exited=exited,
+    )
+    path = store.state_path(repo_root, history)
+    with locks.exclusive(path + ".lock"):
+        state = store.load(path)
+        machine = Machine(history, state, trigger)
+        new_claim = claim_start is not None and machine.add_claim(session, claim_start)
+        machine.scan()
+        if new_claim:
+            machine.claim_started(session, claim_start or 0)
+        item = machine.pop()
+        event = None
+        if item is not None:
+            ref = store.session_ref(repo_root, item["session"])
+            store.materialize(ref, history, int(item["start"]), int(item["upto"]))
+            event = Event(
+                int(item["type"]),
+                str(item["session"]),
+                session_ref=ref,
+                prompt=str(item.get("prompt") or ""),
+                model=str(item.get("model") or ""),
+                timestamp=str(item.get("time") or ""),
+            )
+        store.save(path, state)
+    return event
+
+
+def _history_file(value: str, repo_root: str) -> str:
+    from entire_core import validate
+
+    if os.path.isabs(value) and "\0" not in value and not validate.has_parent_reference(value):
+        return value
+    return os.path.join(repo_root, store.HISTORY_FILE)
+
+
+def _session(value: str) -> str:
+    from entire_core import validate
+    from entire_core.errors import InvalidInput
+
+    if not value:
+        return ""
+    try:
+        return validate.session_id(value)
+    except InvalidInput:
+        return ""
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _time(value: str) -> str:
+    from entire_core.types import normalize_timestamp
+
+    return normalize_timestamp(value) or now()
+
+
+def now() -> str:
+    """The current time as RFC 3339 UTC."""
+    from datetime import UTC, datetime
+
+    from entire_core.types import rfc3339
+
+    return rfc3339(datetime.now(UTC))
+
+
+# -- .aider.conf.yml ------------------------------------------------------------------------------------
+
+
+def conf_path(repo_root: str) -> str:
+    """The repository's Aider config file (Aider reads it from the git root)."""
+    return os.path.join(repo_root, CONF_FILE)
+
+
+def block_body(*, created: bool) -> str:
+    """The YAML lines we keep between our markers."""
+    command = NOTIFY_COMMAND.replace("'", "''")
+    lines = [CREATED] if created else []
+    lines += ["notifications: true", f"notifications-command: '{command}'"]
+    return "\n".join(lines) + "\n"
+
+
+def install(repo_root: str, *, force: bool = False) -> int:
+    """Add or refresh our block in ``.aider.conf.yml``; 1 when written (or forced), 0 when already there."""
+    from entire_core.config.textblock import edit_text_block
+
+    path = conf_path(repo_root)
+    with edit_text_block(path, begin=BEGIN, end=END, validate=lambda text: _check_result(path, text)) as doc:
+        _refuse_user_keys(path, doc.text_outside)
+        created = not doc.existed or (doc.block is not None and CREATED in doc.block.splitlines())
+        wanted = block_body(created=created)
+        if doc.block == wanted and not force:
+            return 0
+        doc.block = wanted
+    return 1
+
+
+def uninstall(repo_root: str) -> None:
+    """Remove our block; delete the file when we created it and nothing else is left."""
+    from entire_core.config.textblock import edit_text_block
+
+    path = conf_path(repo_root)
+    if not os.path.lexists(path):
+        return
+    with edit_text_block(path, begin=BEGIN, end=END, create=False) as doc:
+        if doc.block is None:
+            return
+        created = CREATED in doc.block.splitlines()
+        doc.block = None
+        if created and not doc.text_outside.strip():
+            doc.delete()
+
+
+def installed(repo_root: str) -> bool:
+    """True when our block is in ``.aider.conf.yml``."""
+    try:
+        with open(conf_path(repo_root), encoding="utf-8-sig", errors="replace") as f:
+            return any(line.rstrip("\r\n").startswith(BEGIN) for line in f)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+
+
+def load_yaml(path: str, text: str) -> dict[str, Any]:
+    """Parse config text the way Aider does (PyYAML ``safe_load``); it must be a mapping or empty."""
+    import yaml
+    from entire_core.errors import ConfigError
+
+    try:
+        value: object = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path} is not valid YAML{where}: {problem}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path} must hold a mapping of Aider options, not a {type(value).__name__}")
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def _refuse_user_keys(path: str, outside: str) -> None:
+    from entire_core.errors import ConfigError
+
+    user = load_yaml(path, outside)
+    taken = [key for key in OUR_KEYS if key in user]
+    if taken:
+        keys = " and ".join(f"'{key}'" for key in taken)
+        raise ConfigError(
+            f"{path} already sets {keys}; Entire needs its own notifications-command there. Remove "
+            f"{'them' if len(taken) > 1 else 'it'} (or move your command elsewhere) and run "
+            "'entire enable' again"
+        )
+
+
+def _check_result(path: str, text: str) -> None:
+    from entire_core.errors import ConfigError
+
+    value = load_yaml(path, text)
+    if value.get("notifications") is not True or value.get("notifications-command") != NOTIFY_COMMAND:
+        raise ConfigError(
+            f"cannot write {path}: after the edit Aider would not read our notification settings"
+        )

@@ -1,0 +1,143 @@
+"""``entire-agent-aider run -- <aider args>``: Aider with an exact session lifecycle.
+
+The launcher names the session before Aider starts and passes the id to the notification command
+through ``ENTIRE_AIDER_SESSION``. It emits SessionStart before Aider runs, TurnStart as each input
+block appears in the history file (a tail thread), TurnEnd from the notification and at exit, and
+SessionEnd when Aider exits. Aider keeps the terminal (inherited stdio, so its prompt works); the
+launcher ignores the terminal's Ctrl-C as a shell would, forwards SIGTERM and SIGHUP, and exits with
+Aider's status.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from entire_agent_aider import notify
+from entire_agent_aider.hooks import NOTIFY_COMMAND
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+POLL_SECONDS = 0.2
+USAGE = "usage: entire-agent-aider run [--aider PATH] -- [aider arguments...]"
+
+
+def new_session_id() -> str:
+    """A fresh id for a launched session: its start time and some randomness."""
+    import time
+
+    return "aider-run-" + time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + os.urandom(4).hex()
+
+
+def _split(argv: list[str]) -> tuple[str, list[str]]:
+    from entire_core.errors import UsageError
+
+    aider = os.environ.get("ENTIRE_AIDER_BINARY") or "aider"
+    args = list(argv)
+    while args and args[0] != "--":
+        if args[0] == "--aider" and len(args) > 1:
+            aider, args = args[1], args[2:]
+        elif args[0].startswith("--aider="):
+            aider, args = args[0].split("=", 1)[1], args[1:]
+        elif args[0] in ("-h", "--help"):
+            raise UsageError(USAGE)
+        else:
+            break  # no "--": everything is Aider's
+    if args and args[0] == "--":
+        args = args[1:]
+    return aider, args
+
+
+class Tail(threading.Thread):
+    """Watches the history file and delivers TurnStart when a new input block appears."""
+
+    def __init__(self, deliver: Any, history: str, start: int) -> None:
+        super().__init__(daemon=True)
+        self.deliver = deliver
+        self.history = history
+        self.position = start
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(POLL_SECONDS):
+            try:
+                size = os.path.getsize(self.history)
+            except OSError:
+                continue
+            if size <= self.position:
+                self.position = min(self.position, size)
+                continue
+            with open(self.history, "rb") as f:
+                f.seek(self.position)
+                data = f.read(size - self.position)
+            end = data.rfind(b"\n") + 1
+            if not end:
+                continue
+            self.position += end
+            if any(line.startswith(b"####") for line in data[:end].split(b"\n")):
+                self.deliver("turn-start")
+
+
+def run(agent: object, argv: list[str]) -> int:
+    """Run Aider under the launcher and return its exit status."""
+    aider, args = _split(argv)
+    cwd = os.getcwd()
+    history = notify.history_from_args(args, cwd, os.environ)
+    root = notify.git_root(cwd) or cwd
+    session = new_session_id()
+    try:
+        start = os.path.getsize(history)
+    except OSError:
+        start = 0
+    lock = threading.Lock()
+    failures: list[str] = []
+
+    def deliver(hook: str, **extra: Any) -> None:
+        body = notify.payload(hook, history, source="launcher", session=session, **extra)
+        with lock:
+            try:
+                status = notify.deliver(root, history, hook, body, quiet=True)
+            except Exception as exc:  # the user's Aider session matters more than our bookkeeping
+                failures.append(f"{hook}: {exc}")
+                return
+            if status:
+                failures.append(f"{hook}: entire exited with status {status}")
+
+    deliver("session-start", start_offset=start)
+    command = [aider, *args]
+    if not any(a == "--notifications-command" or a.startswith("--notifications-command=") for a in args):
+        # Command-line options beat AIDER_* variables and YAML, so this works without install-hooks.
+        command += ["--notifications", "--notifications-command", NOTIFY_COMMAND]
+    env = dict(os.environ, ENTIRE_AIDER_SESSION=session)
+    try:
+        child = subprocess.Popen(command, env=env)
+    except OSError as exc:
+        deliver("turn-end", exited=True, exit_code=127)
+        sys.stderr.write(f"entire-agent-aider run: cannot start {aider}: {exc.strerror or exc}\n")
+        return 127
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal sends Ctrl-C to Aider too
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: child.send_signal(signum))
+    tail = Tail(deliver, history, start)
+    tail.start()
+    try:
+        code = child.wait()
+    finally:
+        tail.stop.set()
+        tail.join()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    deliver("turn-end", exited=True, exit_code=code)
+    if failures:
+        sys.stderr.write(f"entire-agent-aider run: Entire did not record everything: {failures[0]}\n")
+    if code < 0:  # killed by a signal: die the same way so our caller sees it
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+        return 128 - code
+    return code

@@ -1,0 +1,94 @@
+"""Where the plugin keeps what it learned about a chat-history file between hook calls.
+
+Every hook is a new process, so the lifecycle state (how far the history file was read, the current
+session, the events not delivered yet) lives in a JSON file next to the per-session transcripts in
+``<repo>/.entire/tmp/entire-agent-aider/``. ``entire_core.locks.exclusive`` on ``<state>.lock``
+serialises the callers (the notification command, the launcher's tail and exit calls).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+HISTORY_FILE = ".aider.chat.history.md"
+STATE_VERSION = 1
+
+
+def state_dir(repo_root: str) -> str:
+    """The plugin's directory in Entire's git-ignored scratch area of the repository."""
+    from entire_core import sessions
+
+    return sessions.default_session_dir(repo_root, "aider")
+
+
+def history_key(history: str) -> str:
+    """A short stable name for a history file (its absolute, resolved path)."""
+    import hashlib
+
+    return hashlib.sha256(os.path.realpath(history).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def state_path(repo_root: str, history: str) -> str:
+    """The state file of one history file."""
+    return os.path.join(state_dir(repo_root), f"state-{history_key(history)}.json")
+
+
+def session_ref(repo_root: str, session_id: str) -> str:
+    """The file that holds one session's slice of the history file (the event's ``session_ref``)."""
+    from entire_core import validate
+
+    return os.path.join(state_dir(repo_root), validate.session_id(session_id) + ".md")
+
+
+def load(path: str) -> dict[str, Any]:
+    """The state at ``path``; a missing or unreadable file is a fresh state."""
+    import json
+
+    from entire_core import jsonvalues
+
+    try:
+        with open(path, "rb") as f:
+            value = jsonvalues.obj(json.loads(f.read()))
+    except (OSError, ValueError):
+        return {"v": STATE_VERSION}
+    return value if value.get("v") == STATE_VERSION else {"v": STATE_VERSION}
+
+
+def save(path: str, state: dict[str, Any]) -> None:
+    """Write the state atomically."""
+    import json
+
+    from entire_core import fsutil
+
+    fsutil.atomic_write(path, json.dumps(state, separators=(",", ":")).encode("utf-8"))
+
+
+def materialize(ref: str, history: str, start: int, upto: int) -> None:
+    """Make ``ref`` hold exactly the history bytes ``start:upto``, appending when it is a prefix."""
+    from entire_core import fsutil
+
+    want = max(0, upto - start)
+    try:
+        have = os.path.getsize(ref)
+    except FileNotFoundError:
+        have = -1
+    if have == want:
+        return
+    if want == 0:
+        fsutil.atomic_write(ref, b"")
+        return
+    with open(history, "rb") as f:
+        if 0 <= have < want:
+            f.seek(start + have)
+            tail = f.read(want - have)
+            if len(tail) == want - have:
+                with open(ref, "ab") as out:
+                    out.write(tail)
+                return
+        f.seek(start)
+        data = f.read(want)
+    fsutil.atomic_write(ref, data)

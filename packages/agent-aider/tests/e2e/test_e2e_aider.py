@@ -1,0 +1,179 @@
+"""Real Aider 0.86.2 against the scripted model server, in a loopback-only network namespace.
+
+Aider is installed from PyPI into a cached virtual environment (``~/.cache/entire-agents-e2e``), never
+into the workspace. With our hooks installed into a user's commented ``.aider.conf.yml`` by Entire's
+simulator (``entire_sim``) and its ``entire`` shim first on PATH, one interactive session runs in a
+pseudo-terminal through the launcher (non-streaming, with an analytics log for exact tokens) and one
+as plain ``aider`` (streaming): two edit turns (the second creates a file, so Aider asks "Create new
+file?" and rings the notification before the edit is applied) and an answer-only turn each. The
+checks are on what the simulator recorded: hook calls, events, checkpoints and violations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AIDER_VERSION = "0.86.2"
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.e2e
+
+PROMPTS = [
+    "EDIT-GREET: add a greet function to hello.py",
+    "CREATE-NOTES: create NOTES.md\nwith a two-line prompt",
+    "What does greet do?",
+]
+
+
+def aider_venv() -> Path:
+    """The cached venv with aider-chat==0.86.2, created on first use."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "entire-agents-e2e"
+    root = base / f"aider-chat-{AIDER_VERSION}"
+    venv = root / "venv"
+    if not (root / ".complete").exists():
+        root.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", f"aider-chat=={AIDER_VERSION}"],
+            check=True,
+        )
+        (root / ".complete").touch()
+    return venv
+
+
+def plugin_script() -> Path:
+    script = Path(sys.executable).parent / "entire-agent-aider"
+    if not script.exists():
+        pytest.fail(f"{script} is missing: run 'uv sync --all-packages' first")
+    return script
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode != 0:
+        pytest.fail(
+            "'unshare -n' does not work here: the e2e test needs a private network namespace (run as root)"
+        )
+    venv = aider_venv()
+    work = tmp_path_factory.mktemp("aider-e2e")
+    cost_map = next(
+        (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
+    )
+    config = {
+        "work": str(work / "w"),
+        "out": str(work / "report.json"),
+        "plugin": str(plugin_script()),
+        "plugin_bin": str(plugin_script().parent),
+        "aider_bin": str(venv / "bin"),
+        "cost_map": str(cost_map),
+    }
+    (work / "config.json").write_text(json.dumps(config))
+    command = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
+               sys.executable, str(HERE / "driver.py"), str(work / "config.json")]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, f"driver failed:\n{result.stdout}\n{result.stderr}"
+    return json.loads(Path(config["out"]).read_text())
+
+
+def _sessions(report: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Events per session id, in delivery order."""
+    order: dict[str, list[dict[str, Any]]] = {}
+    for call in report["hook_calls"]:
+        if call["event"] is not None:
+            order.setdefault(call["event"]["session_id"], []).append(call["event"])
+    return list(order.values())
+
+
+def test_both_runs_exit_cleanly(report: dict[str, Any]) -> None:
+    assert [(r["name"], r["exit_code"]) for r in report["runs"]] == [("launcher", 0), ("plain", 0)]
+    assert report["hooks_installed"] == 1
+    assert report["violations"] == []
+    assert [c["error"] for c in report["hook_calls"] if c["error"]] == []
+    kinds = [r["kind"] for r in report["requests"] if r["kind"] != "commit"]
+    assert kinds == ["edit_greet", "create_notes", "plain"] * 2
+    assert [r["stream"] for r in report["requests"] if r["kind"] != "commit"] == [False] * 3 + [True] * 3
+
+
+def test_lifecycle_events(report: dict[str, Any]) -> None:
+    launched, plain = _sessions(report)
+    types = [1, 2, 3, 2, 3, 2, 3]
+    assert [e["type"] for e in launched] == [*types, 5]
+    assert launched[0]["session_id"].startswith("aider-run-")
+    assert [
+        e["type"] for e in plain
+    ] == types  # Aider was still "running": no SessionEnd without the launcher
+    assert plain[0]["session_id"].startswith("aider-")
+    for events in (launched, plain):
+        assert [e["prompt"] for e in events if e["type"] == 2] == PROMPTS
+        assert all(e["timestamp"].endswith("Z") and os.path.isfile(e["session_ref"]) for e in events)
+    # The launcher's SessionStart came before Aider wrote anything; the plain run's from the notification.
+    first = report["hook_calls"][0]
+    assert first["hook"] == "session-start" and first["payload"]["source"] == "launcher"
+    assert first["event_name"] == "SessionStart"
+    ended = {s["session_id"]: s["phase"] for s in report["sessions"]}
+    assert ended == {launched[0]["session_id"]: "ended", plain[0]["session_id"]: "idle"}
+
+
+def test_plain_aider_reports_through_its_notifications(report: dict[str, Any]) -> None:
+    # Each notification's first call is "turn-end"; notify calls again, named after the next queued event.
+    plain = report["hook_calls"][report["calls_after_launcher"] :]
+    assert all(c["payload"]["source"] == "notification" for c in plain)
+    assert [(c["hook"], c["event_name"]) for c in plain] == [
+        # after turn 1: the session, its first turn, and that turn's end
+        ("turn-end", "SessionStart"), ("turn-start", "TurnStart"), ("turn-end", "TurnEnd"),
+        # the bell at "Create new file?": the turn starts, but does not end before its edit is applied
+        ("turn-end", "TurnStart"),
+        # after turn 3: turn 2 is over, then turn 3 starts and ends
+        ("turn-end", "TurnEnd"), ("turn-start", "TurnStart"), ("turn-end", "TurnEnd"),
+    ]  # fmt: skip
+
+
+def test_early_notification_does_not_end_the_turn(report: dict[str, Any]) -> None:
+    # The CREATE-NOTES turn rang at "Create new file?": its TurnEnd must hold the applied edit.
+    checkpoints = report["checkpoints"]
+    assert [c["transcript_files"] for c in checkpoints] == [["hello.py"], ["NOTES.md"], []] * 2
+    assert [c["files"] for c in checkpoints] == [["hello.py"], ["NOTES.md"], []] * 2  # Aider committed
+    assert [c["prompt"] for c in checkpoints] == PROMPTS * 2
+    assert [c["prompt_txt"] for c in checkpoints] == [
+        PROMPTS[0], "\n\n---\n\n".join(PROMPTS[:2]), "\n\n---\n\n".join(PROMPTS)
+    ] * 2  # fmt: skip
+    # Each turn's transcript is the session's slice so far, and a turn starts where the last one ended.
+    for one, two in itertools.pairwise(checkpoints):
+        if one["session_id"] == two["session_id"]:
+            assert two["turn_offset"] == one["transcript_bytes"]
+
+
+def test_tokens(report: dict[str, Any]) -> None:
+    # The CLI computes usage for turns that changed files: the answer-only turns have none.
+    checkpoints = report["checkpoints"]
+    assert [c["tokens"] is None for c in checkpoints] == [False, False, True] * 2
+    exact = {
+        "input_tokens": 1234,
+        "cache_creation_tokens": 0,
+        "cache_creation_1h_tokens": 0,
+        "cache_read_tokens": 0,
+        "output_tokens": 56,
+        "api_call_count": 1,
+        "subagent_tokens": None,
+    }
+    assert [c["tokens"] for c in checkpoints[:2]] == [exact] * 2  # from the analytics log
+    for c in checkpoints[3:5]:  # streaming: Aider's own rounded estimates from the markdown
+        assert (
+            c["tokens"]["api_call_count"] == 1
+            and c["tokens"]["input_tokens"] > 0
+            and c["tokens"]["output_tokens"] > 0
+        )
+
+
+def test_user_conf_survives_install_and_uninstall(report: dict[str, Any]) -> None:
+    before = report["conf_before"]
+    assert report["conf_installed"].startswith(before)
+    assert "notifications-command: 'command -v entire-agent-aider" in report["conf_installed"]
+    assert report["conf_after_uninstall"] == before

@@ -1,0 +1,89 @@
+"""The standard contract tests of entire-core, with the real capture as the recorded transcript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entire_agent_aider.agent import AiderAgent
+from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
+
+DATA = Path(__file__).parent / "data"
+HISTORY = DATA / "aider.chat.history.md"
+LAST_REPLY = 'Here is the updated file.\n\nhello.py\n```python\ndef greet(name):\n    return f"Hi there, {name}!"\n\n\ndef main():\n    print(greet("world"))\n```'
+
+
+def _usage(inp: int, out: int, calls: int) -> dict[str, int]:
+    return {
+        "input_tokens": inp,
+        "cache_creation_tokens": 0,
+        "cache_read_tokens": 0,
+        "output_tokens": out,
+        "api_call_count": calls,
+    }
+
+
+class TestAiderContract(AgentContract):
+    agent_cls = AiderAgent
+    transcript_cases = [
+        TranscriptCase(
+            HISTORY,
+            position=23476,
+            modified_files=["hello.py", "NOTES.md"],
+            prompts=[
+                "Add a greet function to hello.py",
+                "Please create NOTES.md describing the change",
+                "What does greet do?",
+                "WHOLE: rewrite hello.py greeting",
+                "What changed?",
+                "ARCHPLAN make greet say Howdy",
+                "What does greet do?",
+                "What does greet do?",
+                "And what about main?",
+                "Explain hello.py",
+                "WHOLE: rewrite hello.py greeting",
+            ],
+            summary=LAST_REPLY,
+            tokens=_usage(19835, 427, 12),
+        ),
+        TranscriptCase(
+            HISTORY,
+            offset=14993,
+            modified_files=["hello.py"],
+            prompts=["WHOLE: rewrite hello.py greeting"],
+            tokens=_usage(842, 40, 1),
+        ),
+        TranscriptCase(
+            HISTORY,
+            offset=2851,
+            modified_files=["hello.py"],
+            prompts=[
+                "What does greet do?",
+                "WHOLE: rewrite hello.py greeting",
+                "What changed?",
+                "ARCHPLAN make greet say Howdy",
+                "What does greet do?",
+                "What does greet do?",
+                "And what about main?",
+                "Explain hello.py",
+                "WHOLE: rewrite hello.py greeting",
+            ],
+        ),
+    ]
+
+    # Payloads that are not ours (the compliance suite's HookInput) and ours for a repository whose
+    # history file does not exist yet: no event, and nothing written.
+    hook_cases = [
+        HookCase(
+            "turn-end",
+            b'{"hook_type":"turn-end","session_id":"s","session_ref":"","timestamp":"2026-01-01T00:00:00Z"}',
+            None,
+        ),
+        HookCase(
+            "turn-end",
+            b'{"source":"notification","history_file":"/nonexistent/.aider.chat.history.md"}',
+            None,
+        ),
+    ]
+
+    def sample_session_bytes(self) -> bytes:
+        return HISTORY.read_bytes()[1471:3054]

@@ -1,0 +1,138 @@
+"""parse-hook over a history file that grows the way Aider grew it in the capture."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from entire_agent_aider import hooks
+from entire_agent_aider.lifecycle import stable_session_id
+
+TIME = "2026-11-30T03:05:00Z"
+
+
+class Repo:
+    def __init__(self, root: Path, data: bytes) -> None:
+        self.root = root
+        self.data = data
+        self.history = root / ".aider.chat.history.md"
+
+    def grow(self, upto: int) -> None:
+        self.history.write_bytes(self.data[:upto])
+
+    def after(self, marker: bytes, start: int) -> int:
+        return self.data.index(b"\n", self.data.index(marker, start)) + 1
+
+    def drain(self, hook: str = "turn-end", **payload: Any) -> list[tuple[int, str, int]]:
+        """(type, prompt, session_ref size) of every event one trigger delivers."""
+        out: list[tuple[int, str, int]] = []
+        body = {"source": "notification", "history_file": str(self.history), "time": TIME, **payload}
+        while (event := hooks.parse_hook(str(self.root), hook, body)) is not None:
+            assert event.timestamp == TIME and os.path.dirname(event.session_ref).endswith(
+                "entire-agent-aider"
+            )
+            out.append((event.type, event.prompt, os.path.getsize(event.session_ref)))
+            body = {**body, "exited": False}
+        return out
+
+    def ids(self) -> list[str]:
+        return sorted(
+            p.stem for p in (self.root / ".entire" / "tmp" / "entire-agent-aider").glob("aider-*.md")
+        )
+
+
+def test_notifications_of_an_interactive_session(tmp_path: Path, history_bytes: bytes) -> None:
+    repo = Repo(tmp_path, history_bytes)
+    # RUN2 rang first at "Create new file?": the reply's edit is not applied yet.
+    repo.grow(repo.after(b"> Tokens: 1.2k sent", 2371))
+    assert repo.drain() == [(1, "", 0), (2, "Please create NOTES.md describing the change", 0)]
+    # Then at the prompt after turn 2: turn 1 is over (a later block), turn 2 too (no pending edits).
+    second = repo.after(b"> Tokens: 1.2k sent", 2851)
+    repo.grow(second)
+    assert repo.drain() == [
+        (3, "", 2851 - 1471),
+        (2, "What does greet do?", 2851 - 1471),
+        (3, "", second - 1471),
+    ]
+    assert repo.drain() == []  # nothing new
+    ref = tmp_path / ".entire" / "tmp" / "entire-agent-aider" / f"{repo.ids()[0]}.md"
+    assert ref.read_bytes() == history_bytes[1471:second]
+    # The next session's header ends this one (its /exit block included).
+    repo.grow(3054 + 600)
+    events = repo.drain()
+    assert events[0] == (5, "", 3054 - 1471)
+    assert events[1] == (1, "", 0)
+
+
+def test_stable_ids_and_fresh_state_start_at_the_last_session(tmp_path: Path, history_bytes: bytes) -> None:
+    repo = Repo(tmp_path, history_bytes)
+    repo.grow(len(history_bytes))
+    events = repo.drain()
+    assert [e[0] for e in events] == [1, 2, 3]  # only the last session: older ones ran before Entire watched
+    history = str(repo.history)
+    assert repo.ids() == [stable_session_id(history, "2026-11-30 03:05:55", 0)]
+    assert stable_session_id(history, "2026-11-30 03:05:55", 0).startswith("aider-20261130-030555-")
+    assert stable_session_id(history, "2026-11-30 03:05:55", 1) != stable_session_id(
+        history, "2026-11-30 03:05:55", 0
+    )
+
+
+def test_equal_headers_get_ordinals(tmp_path: Path) -> None:
+    session = b"\n# aider chat started at 2026-01-01 00:00:00\n\n> Aider v0.86.2  \n\n#### hi  \n\nhello\n\n> Tokens: 5 sent, 1 received.  \n"
+    repo = Repo(tmp_path, session * 2)
+    repo.grow(len(session))
+    assert [e[0] for e in repo.drain()] == [1, 2, 3]
+    repo.grow(len(session) * 2)
+    assert [e[0] for e in repo.drain()] == [5, 1, 2, 3]
+    history = str(repo.history)
+    assert repo.ids() == sorted(stable_session_id(history, "2026-01-01 00:00:00", n) for n in (0, 1))
+
+
+def test_launcher_lifecycle(tmp_path: Path, history_bytes: bytes) -> None:
+    repo = Repo(tmp_path, history_bytes)
+    repo.grow(1471)  # the file before the launcher starts Aider
+    launcher = {"source": "launcher", "session": "aider-run-1"}
+    assert repo.drain("session-start", **launcher, start_offset=1471) == [(1, "", 0)]
+    assert repo.ids() == ["aider-run-1"]
+    repo.grow(2851 + 30)  # the tail sees the second input block
+    assert repo.drain(**launcher) == [
+        (2, "Please create NOTES.md describing the change", 0),
+        (3, "", 2851 - 1471),
+        (2, "What does greet do?", 2851 - 1471),
+    ]
+    repo.grow(3054)
+    assert repo.drain(**launcher, exited=True) == [
+        (3, "", 3041 - 1471),
+        (5, "", 3054 - 1471),
+    ]  # "/exit" ended turn 2
+    assert repo.drain(**launcher, exited=True) == []
+
+
+def test_launcher_exit_before_any_header(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, b"")
+    launcher = {"source": "launcher", "session": "aider-run-2"}
+    assert repo.drain("session-start", **launcher, start_offset=0) == [(1, "", 0)]
+    assert repo.drain(**launcher, exited=True) == [(5, "", 0)]
+
+
+def test_foreign_payloads_are_null(tmp_path: Path) -> None:
+    payload = {
+        "hook_type": "turn-end",
+        "session_id": "test-session-hook",
+        "session_ref": "",
+        "timestamp": TIME,
+    }
+    assert hooks.parse_hook(str(tmp_path), "turn-end", payload) is None
+    assert hooks.parse_hook(str(tmp_path), "turn-end", None) is None
+    assert hooks.parse_hook(str(tmp_path), "turn-end", {"history_file": "../../etc/passwd"}) is None
+    assert not (tmp_path / ".entire").exists()
+
+
+def test_replaced_history_file_starts_over(tmp_path: Path, history_bytes: bytes) -> None:
+    repo = Repo(tmp_path, history_bytes)
+    repo.grow(len(history_bytes))
+    repo.drain()
+    repo.history.unlink()
+    repo.history.write_bytes(history_bytes[:1471])
+    assert [e[0] for e in repo.drain()] == [5, 1, 2, 3]
