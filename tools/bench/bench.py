@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -182,22 +183,35 @@ class AgentBench:
         turn_end = next(r for r in self.sim.hook_calls() if r["event_name"] == "TurnEnd" and not r["error"])
         self.hook: str = turn_end["hook"]
         self.payload = json.dumps(turn_end["payload"]).encode()
-        self.ref: str = turn_end["event"]["session_ref"]
+        self.event: dict[str, Any] = turn_end["event"]
+        self.ref: str = self.event["session_ref"]
         self.session_id: str = turn_end["event"]["session_id"]
         bench = self.replay.spec.get("bench", {})
         self.grown = Path(self.replay.expand(bench["grow"])) if "grow" in bench else Path(self.ref)
         self.original = self.grown.read_bytes()
 
     def turn_end(self) -> dict[str, float]:
-        """Fire the TurnEnd hook as the CLI would; milliseconds per plugin call and in total."""
+        """parse-hook on the recorded payload, then the TurnEnd call sequence of the recorded event.
+
+        The event is replayed rather than parsed again because a stateful plugin (Aider's reads the
+        chat history since its last call) answers a repeated payload with no event.
+        """
+        from entire_sim.lifecycle import HookRun
+
+        plugin = self.sim.plugin(self.agent)
         started = time.perf_counter()
-        record = self.sim.hook(self.agent, self.hook, self.payload)
-        total = (time.perf_counter() - started) * 1000
-        steps: dict[str, float] = {}
+        plugin.run("parse-hook", "--hook", self.hook, stdin=self.payload)
+        parse_ms = (time.perf_counter() - started) * 1000
+        run = HookRun(self.sim.plugin(self.agent), self.sim.state, str(self.sim.repo))
+        started = time.perf_counter()
+        record = run.replay(self.hook, self.event)
+        steps: dict[str, float] = {
+            "parse-hook": parse_ms,
+            "total": parse_ms + (time.perf_counter() - started) * 1000,
+        }
         for call in record["calls"]:
             name: str = call["subcommand"]
             steps[STEP_OF.get(name, name)] = float(call["ms"])
-        steps["total"] = total
         if record["error"]:
             steps["error"] = 1.0
         return steps

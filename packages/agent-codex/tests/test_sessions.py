@@ -81,7 +81,7 @@ def test_write_session_restores_into_the_dated_tree(agent: OpenAICodexAgent, tmp
     # A path recorded on another machine: refused when the CLI names the repository (as its own
     # pre-flight does), restored where this machine's Codex looks when it does not.
     foreign = f"/home/someone/.codex/sessions/2026/11/30/{ROLLOUT_CHILD.name}"
-    with pytest.raises(InvalidInput, match="outside Codex's sessions directory"):
+    with pytest.raises(InvalidInput, match="outside the session directory"):
         agent.write_session(session(agent, foreign))
     os.remove(target)
     agent.write_session(session(agent, foreign, repo_path=""))

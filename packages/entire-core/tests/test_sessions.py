@@ -63,3 +63,12 @@ def test_read_session_of_a_missing_file(tmp_path: Path) -> None:
     assert answer["native_data"] is None
     assert answer["session_ref"] == str(env.repo / ".entire/tmp/entire-agent-sample/s-2.jsonl")
     env.fails("read-session", stdin=b"{}")
+
+
+def test_a_path_recorded_elsewhere_is_restored_inside_the_session_dir(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    foreign = str(tmp_path / "other-machine" / "s-1.jsonl")
+    env.fails("write-session", stdin=_session(session_ref=foreign, repo_path=str(env.repo)))
+    env.call("write-session", stdin=_session(session_ref=foreign, repo_path=""))
+    assert not (tmp_path / "other-machine").exists()
+    assert (env.repo / ".entire/tmp/entire-agent-sample/s-1.jsonl").read_bytes() == b"data\n"

@@ -92,24 +92,9 @@ class OpenAICodexAgent(
 
     def write_session(self, session: AgentSession) -> None:
         """Restore a rollout verbatim where ``codex resume <id>`` finds it (the dated sessions tree)."""
-        from entire_core import fsutil, validate
-        from entire_core.errors import InvalidInput
+        from entire_core import fsutil, sessions
 
-        session_id = validate.session_id(session.session_id)
-        base = self.get_session_dir(session.repo_path)
-        ref = session.session_ref
-        if not ref:
-            target = self.resolve_session_file(base, session_id)
-        else:
-            validate.external_path(ref, "session_ref")
-            if not os.path.isabs(ref):
-                target = validate.path_within(base, ref)
-            elif _inside(base, ref):
-                target = ref
-            elif session.repo_path:
-                raise InvalidInput(f"session_ref {ref!r} is outside Codex's sessions directory {base!r}")
-            else:  # a path from another machine: restore it where this machine's Codex looks
-                target = self.resolve_session_file(base, session_id)
+        target = sessions.restore_target(self, session)
         if session.native_data is not None:
             fsutil.atomic_write(target, session.native_data)
 
@@ -249,14 +234,6 @@ class OpenAICodexAgent(
         import json
 
         return (json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _inside(base: str, path: str) -> bool:
-    real_base, real = os.path.realpath(base), os.path.realpath(path)
-    try:
-        return os.path.commonpath([real_base, real]) == real_base
-    except ValueError:
-        return False
 
 
 def _rollout_dir(subagents_dir: str) -> str:

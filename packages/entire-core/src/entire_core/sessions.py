@@ -67,22 +67,28 @@ def read_session(agent: Agent, hook_input: HookInput) -> AgentSession:
 
 
 def restore_target(agent: Agent, session: AgentSession) -> str:
-    """The file ``write-session`` may write, checked the way the CLI's own pre-flight does and more.
+    """The file ``write-session`` may write: always inside the agent's session directory.
 
-    Absolute references must not contain ``..`` and, when the CLI names the repository, must lie in
-    the agent's session directory; relative ones are keys inside that directory.
+    The CLI sends the transcript path it recorded, or one the plugin resolved. A relative reference is
+    a key inside the session directory. An absolute one inside it is used as given (echoed, never
+    resolved). An absolute one outside it is refused when the CLI names the repository (its own
+    pre-flight refuses that too), and otherwise (a rewind that recorded a path on another machine)
+    replaced by where this machine's agent keeps the session: nothing is written outside the base.
     """
     session_id = validate.session_id(session.session_id)
-    repo = session.repo_path or agent.repo_root
-    base = agent.get_session_dir(repo)
+    base = agent.get_session_dir(session.repo_path or agent.repo_root)
     ref = session.session_ref
     if not ref:
         return agent.resolve_session_file(base, session_id)
     validate.external_path(ref, "session_ref")
     if not os.path.isabs(ref):
         return validate.path_within(base, ref)
-    if session.repo_path:
+    try:
         validate.path_within(base, ref)
+    except InvalidInput:
+        if session.repo_path:
+            raise InvalidInput(f"session_ref {ref!r} is outside the session directory {base!r}") from None
+        return agent.resolve_session_file(base, session_id)
     return ref
 
 

@@ -65,6 +65,17 @@ class HookRun:
             self.state.append("violations", {"agent": self.plugin.name, "hook": hook, **violation.to_json()})
         return self.record
 
+    def replay(self, hook: str, event: dict[str, Any]) -> dict[str, Any]:
+        """Run only what follows parse-hook for an event parsed before (benchmarks time this part)."""
+        self.record = {"agent": self.plugin.name, "hook": hook, "time": now(), "event": event,
+                       "event_name": EVENT_NAMES.get(event["type"]), "error": None, "checkpoint": None}  # fmt: skip
+        try:
+            self._dispatch(event)
+        except (HookError, CallFailed) as exc:
+            self.record["error"] = str(exc)
+        self.record["calls"] = [c.to_json() for c in self.plugin.calls]
+        return self.record
+
     # -- parse-hook and the dispatcher's checks --------------------------------------------------------
 
     def _parse(self, hook: str, payload: bytes) -> dict[str, Any] | None:
