@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check build bench
+.PHONY: help sync lint format typecheck test check versions build smoke release-check bench
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -26,11 +26,22 @@ typecheck: ## pyright, strict on every package's src/
 test: ## pytest: every package's tests and tests/, with coverage of entire_core
 	$(RUN) pytest --cov=entire_core --cov-report=term --cov-fail-under=90
 
-check: lint typecheck test ## What CI runs: lint, type check, tests
+check: lint typecheck test ## Lint, type check, tests (CI then runs release-check)
 
-build: ## Build every wheel and sdist into dist/
+versions: ## Check that versions, __version__, core requirements, uv.lock and CHANGELOG agree
+	$(RUN) python tools/release/bump.py --check
+
+# Private members (tools/entire-sim) are built too, then removed: dist/ holds only what may be uploaded.
+build: ## Build every wheel and sdist into dist/ and check their metadata strictly
 	rm -rf dist
 	$(UV) build --all-packages --no-sources --out-dir dist
+	$(RUN) python tools/release/check_dist.py dist --prune-private
 
-bench: ## Benchmarks: subcommands against bare interpreter start-up
+smoke: ## Install each agent from dist/ into fresh environments (pip, uv tool) and run its contract suite
+	$(RUN) python tools/release/smoke.py dist
+
+release-check: versions build smoke ## What CI runs after the tests: version skew, build, smoke test
+
+bench: ## Benchmarks: each subcommand, and each agent's TurnEnd, against bare interpreter start-up
 	$(RUN) python tools/bench/bench.py subcommands
+	$(RUN) python tools/bench/bench.py lifecycle

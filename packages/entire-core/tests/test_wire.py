@@ -143,3 +143,14 @@ def test_strict_answers_refuse_what_go_refuses() -> None:
         protocol.Event.model_validate_json('{"type": 10}', strict=True)
     with pytest.raises(ValueError):
         protocol.Event.model_validate_json('{"type": 7, "subagent_id": "a/b"}', strict=True)
+
+
+def test_rfc3339_of_historical_zones() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    lmt = ZoneInfo("Africa/Addis_Ababa")  # local mean time before 1936: an offset with seconds
+    assert rfc3339(datetime(1915, 1, 1, tzinfo=ZoneInfo("Africa/Accra"))) == "1915-01-01T00:00:52Z"
+    assert rfc3339(datetime(1, 1, 1, tzinfo=lmt)) == "0001-01-01T00:00:00+02:34"  # UTC would be year 0
+    for text in (rfc3339(datetime(1, 1, 1, tzinfo=lmt)), rfc3339(datetime(9999, 12, 31, 23, 59, tzinfo=lmt))):
+        protocol.Event.model_validate({"type": 1, "timestamp": text}, strict=True)

@@ -7,8 +7,6 @@ the contract tests validate every answer built from them against the pydantic mo
 
 from __future__ import annotations
 
-from datetime import UTC
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
@@ -241,8 +239,13 @@ def rfc3339(moment: datetime) -> str:
         raise ValueError("timestamp has no time zone")
     if offset.seconds % 60 or offset.microseconds:
         # RFC 3339 offsets are whole minutes; historical zones (local mean time) are not.
+        from datetime import UTC, timedelta, timezone
 
-        moment, offset = moment.astimezone(UTC), offset - offset
+        try:
+            moment, offset = moment.astimezone(UTC), timedelta(0)
+        except OverflowError:  # year 1 or 9999: keep the wall time, drop the offset's seconds
+            offset = timedelta(minutes=int(offset.total_seconds() // 60))
+            moment = moment.replace(tzinfo=timezone(offset))
     text = moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
     return text[:-6] + "Z" if not offset else text
 

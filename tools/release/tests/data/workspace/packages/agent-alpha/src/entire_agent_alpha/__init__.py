@@ -1,0 +1,3 @@
+"""Fake agent alpha."""
+
+__version__ = "0.1.0"

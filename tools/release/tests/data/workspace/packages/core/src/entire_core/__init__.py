@@ -1,0 +1,5 @@
+"""Fake core."""
+
+__version__ = "0.1.0"
+
+PROTOCOL_VERSION = 1

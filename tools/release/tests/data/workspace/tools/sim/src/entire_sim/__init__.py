@@ -1,0 +1,1 @@
+"""Fake simulator: no version of its own."""
