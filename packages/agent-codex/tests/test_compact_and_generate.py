@@ -111,3 +111,24 @@ def test_generate_text_subcommand_needs_a_prompt(tmp_path: Path) -> None:
         [str(script), "generate-text", "--model", "x"], input=b"  ", capture_output=True, check=False
     )
     assert done.returncode != 0 and b"needs the prompt" in done.stderr
+
+
+@pytest.mark.parametrize("model", ['gpt" & calc', "m%PATH%", "a^b", "x|y", "--config=evil", "a b", "é"])
+def test_generate_refuses_a_model_cmd_exe_would_misread_before_running_anything(
+    tmp_path: Path, model: str
+) -> None:
+    # On Windows codex is npm's codex.cmd, which cmd.exe parses with its own rules.
+    env = fake_codex(tmp_path, "open(__file__ + '.ran', 'w').close()")
+    with pytest.raises(AgentError, match="invalid model name") as caught:
+        generate.generate("hi", model, env)
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / "codex.ran").exists()
+
+
+def test_generate_text_with_a_bad_model_is_a_one_line_error(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "entire-agent-openai-codex"
+    done = subprocess.run(
+        [str(script), "generate-text", "--model", "x&y"], input=b"hi", capture_output=True, check=False
+    )
+    assert done.returncode == 1 and done.stdout == b""
+    assert done.stderr.count(b"\n") == 1 and b"invalid model name 'x&y'" in done.stderr

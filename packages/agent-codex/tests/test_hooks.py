@@ -12,6 +12,7 @@ from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core.errors import ConfigError
 
 GUARD = "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks openai-codex"
+CMD_GUARD = "(where /q entire || exit 0) && entire hooks openai-codex"
 
 
 @pytest.fixture
@@ -39,12 +40,15 @@ def test_install_writes_one_guarded_handler_per_event_and_nothing_else_at_the_to
     assert list(data["hooks"]) == [
         "SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStart", "SubagentStop",
     ]  # fmt: skip
+    # commandWindows: what Codex runs instead of command on Windows, through cmd.exe
     assert data["hooks"]["Stop"] == [
-        {"hooks": [{"type": "command", "command": f"{GUARD} stop", "timeout": 30}]}
-    ]
+        {"hooks": [{"type": "command", "command": f"{GUARD} stop", "commandWindows": f"{CMD_GUARD} stop",
+                    "timeout": 30}]}
+    ]  # fmt: skip
     assert data["hooks"]["SessionEnd"][0]["hooks"][0] == {
         "type": "command",
         "command": f"{GUARD} session-end",
+        "commandWindows": f"{CMD_GUARD} session-end",
         "timeout": 3,
     }
 
@@ -138,3 +142,40 @@ def test_are_hooks_installed_errors_on_a_broken_file(agent: OpenAICodexAgent) ->
 def test_wanted_groups_match_hook_names() -> None:
     assert OpenAICodexAgent.hook_names == tuple(hooks.HOOK_EVENTS)
     assert set(hooks.wanted_groups("openai-codex")) == set(hooks.HOOK_EVENTS.values())
+
+
+def test_every_handler_has_a_windows_command_for_the_same_hook() -> None:
+    from entire_core.hooks import hook_of
+
+    for hook, event in hooks.HOOK_EVENTS.items():
+        [handler] = hooks.wanted_groups("openai-codex")[event]["hooks"]
+        assert hook_of(handler["command"], "openai-codex") == hook
+        assert hook_of(handler["commandWindows"], "openai-codex") == hook
+        assert handler["commandWindows"] == f"{CMD_GUARD} {hook}"
+
+
+@pytest.mark.parametrize("key", ["commandWindows", "command_windows"])
+def test_a_handler_ours_only_by_its_windows_command_is_ours(agent: OpenAICodexAgent, key: str) -> None:
+    path = hooks_file(agent)
+    path.parent.mkdir()
+    mine = {"type": "command", "command": "echo posix", key: f"{CMD_GUARD} stop"}
+    path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [mine]}]}}))
+    assert hooks.is_ours(mine, "openai-codex")
+    assert not hooks.is_ours({"type": "command", "command": "echo posix", key: "echo win"}, "openai-codex")
+    assert agent.are_hooks_installed()
+    assert agent.install_hooks() == 8  # the stale one is replaced, not kept beside ours
+    stop = json.loads(path.read_text())["hooks"]["Stop"]
+    assert stop == [{"hooks": [hooks.handler("openai-codex", "stop")]}]
+
+
+def test_an_install_without_windows_commands_is_upgraded(agent: OpenAICodexAgent) -> None:
+    agent.install_hooks()
+    path = hooks_file(agent)
+    data = json.loads(path.read_text())
+    for groups in data["hooks"].values():
+        del groups[0]["hooks"][0]["commandWindows"]  # what 0.1.0 wrote
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    assert agent.install_hooks() == 8
+    assert all("commandWindows" in g[0]["hooks"][0] for g in json.loads(path.read_text())["hooks"].values())
+    agent.uninstall_hooks()
+    assert not (Path(agent.repo_root) / ".codex").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,6 +33,14 @@ def agent(tmp_path: Path) -> OpenAICodexAgent:
 def test_codex_home_defaults_to_dot_codex() -> None:
     assert home.codex_home({"HOME": "/h"}) == "/h/.codex"
     assert home.codex_home({"HOME": "/h", "CODEX_HOME": "/c"}) == "/c"
+    assert home.codex_home({"HOME": "/h", "USERPROFILE": "/u"}) == "/h/.codex"
+
+
+def test_codex_home_on_windows_is_under_userprofile(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Codex (Rust's home_dir) ignores HOME on Windows; Git Bash sets it, sometimes elsewhere.
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert home.codex_home({"HOME": "/h", "USERPROFILE": "/u"}) == "/u/.codex"
+    assert home.codex_home({"HOME": "/h"}) == "/h/.codex"
 
 
 def test_uuid7_ids_carry_their_creation_time() -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from entire_agent_openai_codex import doctor, hooks, trust
@@ -46,6 +48,39 @@ def test_hash_identity_details() -> None:
     assert default != trust.handler_hash("Stop", "*", handler)
     assert default != trust.handler_hash("Stop", None, handler | {"async": True})
     assert default != trust.handler_hash("SessionEnd", None, handler)
+
+
+def test_on_windows_the_hash_is_over_the_windows_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Codex (codex-rs/hooks/src/engine/discovery.rs) hashes {command: command_windows.unwrap_or(command),
+    # command_windows: None, ...} on Windows: the same identity as a handler whose command is that text.
+    ours = hooks.handler("openai-codex", "stop")
+    posix = trust.handler_hash("Stop", None, ours)
+    assert posix == ACCEPTED["stop"]  # elsewhere commandWindows is not part of the identity
+    monkeypatch.setattr(sys, "platform", "win32")
+    windows = trust.handler_hash("Stop", None, ours)
+    plain = {k: v for k, v in ours.items() if k != "commandWindows"}
+    assert windows == trust.handler_hash("Stop", None, plain | {"command": ours["commandWindows"]})
+    assert windows != posix
+    alias = plain | {"command_windows": ours["commandWindows"]}
+    assert trust.handler_hash("Stop", None, alias) == windows
+    assert trust.handler_hash("Stop", None, plain) == posix  # no Windows command: command itself
+
+
+def test_trust_written_on_windows_reads_back_as_trusted(
+    agent: OpenAICodexAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent.install_hooks()
+    from entire_core import locks
+
+    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))  # keep this OS's file locks
+    monkeypatch.setattr(sys, "platform", "win32")
+    hooks_path = os.path.join(agent.repo_root, ".codex", "hooks.json")
+    events = json.loads(Path(hooks_path).read_text())["hooks"]
+    config_path = os.path.join(agent.env["CODEX_HOME"], "config.toml")
+    trust.write_trust(config_path, hooks_path, events, agent.name)
+    assert set(statuses(agent)) == {"trusted"}
+    monkeypatch.setattr(sys, "platform", "linux")  # the same entries are stale for the POSIX command
+    assert set(statuses(agent)) == {"modified"}
 
 
 @pytest.mark.parametrize(

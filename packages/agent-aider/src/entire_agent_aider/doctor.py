@@ -47,7 +47,7 @@ def findings(agent: Agent) -> tuple[list[str], list[str]]:
             problems.append(f"{conf} cannot be read as Aider reads it: {exc}")
         else:
             if (
-                values.get("notifications-command") == hooks.NOTIFY_COMMAND
+                values.get("notifications-command") == hooks.notify_command()
                 and values.get("notifications") is True
             ):
                 facts.append(f"our block is in {conf}")

@@ -1,8 +1,8 @@
 """Our notification hook in ``.aider.conf.yml``, and our hook payloads turned into lifecycle events.
 
 Aider has no hooks; its one external command that follows the chat loop is ``notifications-command``
-(run through ``sh -c`` at the first prompt after each model call, with no payload, Aider's stdin and
-Aider's environment). We install, in a marked block of the repository's ``.aider.conf.yml``, a
+(run with ``shell=True``, so ``sh -c`` or, on Windows, ``cmd.exe /c``, at the first prompt after each
+model call, with no payload, Aider's stdin and Aider's environment). We install, in a marked block of the repository's ``.aider.conf.yml``, a
 command that runs ``entire-agent-aider notify``: that builds the JSON payload (history file, Aider's
 pid, the time, the launcher's session id) and feeds it to ``entire hooks aider <hook>`` once per
 pending event. ``parse-hook`` maps those payloads to events through ``lifecycle``.
@@ -26,8 +26,22 @@ BEGIN = "# >>> entire-agent-aider: managed by Entire, do not edit by hand >>>"
 END = "# <<< entire-agent-aider <<<"
 CREATED = "# (entire-agent-aider created this file; removing the block deletes it when nothing else is left)"
 NOTIFY_COMMAND = 'command -v entire-agent-aider >/dev/null 2>&1 || exit 0; exec entire-agent-aider notify --aider-pid "$PPID" </dev/null'
-"""The ``notifications-command``: quiet when the plugin is missing, never reads Aider's stdin, and
-names Aider's pid (the shell's parent) so the history file can be found from Aider's command line."""
+"""The ``notifications-command`` for ``sh -c``: quiet when the plugin is missing, never reads Aider's
+stdin, and names Aider's pid (the shell's parent) so the history file can be found from Aider's
+command line."""
+NOTIFY_COMMAND_CMD = "(where /q entire-agent-aider || exit 0) && entire-agent-aider notify <NUL"
+"""The same for ``cmd.exe /c``, which Aider's ``shell=True`` uses on Windows: ``where /q`` finds the
+plugin quietly, ``exit 0`` ends cmd.exe when it is missing, ``<NUL`` keeps Aider's console input. cmd.exe
+has no parent pid to pass; ``notify`` does without it (see ``notify.notify``)."""
+
+
+def notify_command() -> str:
+    """The ``notifications-command`` for the platform this runs on."""
+    import sys
+
+    return NOTIFY_COMMAND_CMD if sys.platform == "win32" else NOTIFY_COMMAND
+
+
 OUR_KEYS = ("notifications", "notifications-command")
 
 
@@ -130,7 +144,7 @@ def conf_path(repo_root: str) -> str:
 
 def block_body(*, created: bool) -> str:
     """The YAML lines we keep between our markers."""
-    command = NOTIFY_COMMAND.replace("'", "''")
+    command = notify_command().replace("'", "''")
     lines = [CREATED] if created else []
     lines += ["notifications: true", f"notifications-command: '{command}'"]
     return "\n".join(lines) + "\n"
@@ -213,7 +227,7 @@ def _check_result(path: str, text: str) -> None:
     from entire_core.errors import ConfigError
 
     value = load_yaml(path, text)
-    if value.get("notifications") is not True or value.get("notifications-command") != NOTIFY_COMMAND:
+    if value.get("notifications") is not True or value.get("notifications-command") != notify_command():
         raise ConfigError(
             f"cannot write {path}: after the edit Aider would not read our notification settings"
         )

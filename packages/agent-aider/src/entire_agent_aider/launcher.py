@@ -4,8 +4,8 @@ The launcher names the session before Aider starts and passes the id to the noti
 through ``ENTIRE_AIDER_SESSION``. It emits SessionStart before Aider runs, TurnStart as each input
 block appears in the history file (a tail thread), TurnEnd from the notification and at exit, and
 SessionEnd when Aider exits. Aider keeps the terminal (inherited stdio, so its prompt works); the
-launcher ignores the terminal's Ctrl-C as a shell would, forwards SIGTERM and SIGHUP, and exits with
-Aider's status.
+launcher ignores the terminal's Ctrl-C as a shell would, forwards SIGTERM and SIGHUP (where there is
+one), and exits with Aider's status.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 import threading
 
 from entire_agent_aider import notify
-from entire_agent_aider.hooks import NOTIFY_COMMAND
+from entire_agent_aider.hooks import notify_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,6 +83,12 @@ class Tail(threading.Thread):
                 self.deliver("turn-start")
 
 
+def forwarded_signals() -> list[signal.Signals]:
+    """The signals passed on to Aider: SIGTERM, and SIGHUP where there is one (not on Windows)."""
+    hangup: signal.Signals | None = getattr(signal, "SIGHUP", None)
+    return [signal.SIGTERM] if hangup is None else [signal.SIGTERM, hangup]
+
+
 def run(agent: object, argv: list[str]) -> int:
     """Run Aider under the launcher and return its exit status."""
     aider, args = _split(argv)
@@ -112,17 +118,20 @@ def run(agent: object, argv: list[str]) -> int:
     command = [aider, *args]
     if not any(a == "--notifications-command" or a.startswith("--notifications-command=") for a in args):
         # Command-line options beat AIDER_* variables and YAML, so this works without install-hooks.
-        command += ["--notifications", "--notifications-command", NOTIFY_COMMAND]
-    env = dict(os.environ, ENTIRE_AIDER_SESSION=session)
+        command += ["--notifications", "--notifications-command", notify_command()]
+    # The history file goes along too: where notify cannot read Aider's command line (no /proc on
+    # Windows or macOS), it would otherwise miss a --chat-history-file given here.
+    env = dict(os.environ, ENTIRE_AIDER_SESSION=session, **{notify.HISTORY_ENV: history})
     try:
         child = subprocess.Popen(command, env=env)
     except OSError as exc:
         deliver("turn-end", exited=True, exit_code=127)
         sys.stderr.write(f"entire-agent-aider run: cannot start {aider}: {exc.strerror or exc}\n")
         return 127
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    forwarded = forwarded_signals()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *forwarded)}
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal sends Ctrl-C to Aider too
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in forwarded:
         signal.signal(sig, lambda signum, _frame: child.send_signal(signum))
     tail = Tail(deliver, history, start)
     tail.start()

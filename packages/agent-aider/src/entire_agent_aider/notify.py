@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 MAX_CALLS = 64
 DRAIN_WAIT_SECONDS = 60.0
+HISTORY_ENV = "ENTIRE_AIDER_HISTORY"
+"""The history file the launcher resolved, for notify where Aider's command line cannot be read."""
 
 
 def git_root(start: str) -> str | None:
@@ -152,10 +154,16 @@ def notify(agent: object, argv: list[str]) -> int:
 
     try:
         flags = parse_flags(argv, {"aider-pid": INT})
+        # Without --aider-pid (cmd.exe has no $PPID), the parent is cmd.exe or, on Windows, the
+        # console-script launcher; it only matters where /proc exists to read Aider's command line.
         pid = flags.int_("aider-pid") or os.getppid()
         found = aider_process(pid)
         args, cwd = found if found is not None else ([], os.getcwd())
-        history = history_from_args(args[1:], cwd, os.environ)
+        launched = os.environ.get(HISTORY_ENV, "")
+        if found is None and os.path.isabs(launched):
+            history = launched
+        else:
+            history = history_from_args(args[1:], cwd, os.environ)
         root = git_root(cwd) or os.path.abspath(cwd)
         session = os.environ.get("ENTIRE_AIDER_SESSION", "")
         body = payload("turn-end", history, source="notification", session=session, aider_pid=pid)

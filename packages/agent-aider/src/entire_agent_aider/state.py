@@ -26,10 +26,12 @@ def state_dir(repo_root: str) -> str:
 
 
 def history_key(history: str) -> str:
-    """A short stable name for a history file (its absolute, resolved path)."""
+    """A short stable name for a history file (its absolute, resolved path; case-folded on Windows)."""
     import hashlib
 
-    return hashlib.sha256(os.path.realpath(history).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    # normcase: the notification and the launcher may spell one file C:\Repo or c:\repo on Windows.
+    key = os.path.normcase(os.path.realpath(history))
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def state_path(repo_root: str, history: str) -> str:

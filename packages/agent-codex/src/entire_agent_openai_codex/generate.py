@@ -46,6 +46,9 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     import subprocess
     import tempfile
 
+    from entire_core import validate
+
+    validate.model_name(model)  # before any argv is built: on Windows codex is a .cmd run by cmd.exe
     binary = shutil.which("codex", path=env.get("PATH"))
     if binary is None:
         raise AgentError(

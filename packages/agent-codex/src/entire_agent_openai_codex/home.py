@@ -20,12 +20,13 @@ ROLLOUT_SUFFIX = ".jsonl"
 
 
 def codex_home(env: Mapping[str, str]) -> str:
-    """``$CODEX_HOME``, else ``~/.codex`` of the ``HOME`` the environment names."""
+    """``$CODEX_HOME``, else ``~/.codex`` of the home the environment names (``USERPROFILE`` on Windows)."""
     home = env.get("CODEX_HOME", "")
     if home:
         return home
-    user_home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
-    return os.path.join(user_home, ".codex")
+    from entire_core.paths import home_dir
+
+    return os.path.join(home_dir(env), ".codex")
 
 
 def sessions_dir(env: Mapping[str, str]) -> str:

@@ -48,11 +48,20 @@ SESSION_END_TIMEOUT_SECONDS = 3
 
 
 def handler(agent_name: str, hook: str) -> dict[str, Any]:
-    """Our handler for ``hook``: runs Entire's hook, and exits 0 quietly when ``entire`` is missing."""
+    """Our handler for ``hook``: runs Entire's hook, and exits 0 quietly when ``entire`` is missing.
+
+    Codex runs ``command`` with ``$SHELL -lc`` and, on Windows, ``commandWindows`` instead with
+    ``%COMSPEC% /C`` (cmd.exe), so one file serves a repository shared across platforms.
+    """
     from entire_core import hooks
 
     timeout = SESSION_END_TIMEOUT_SECONDS if hook == "session-end" else TIMEOUT_SECONDS
-    return {"type": "command", "command": hooks.posix_guarded(agent_name, hook), "timeout": timeout}
+    return {
+        "type": "command",
+        "command": hooks.posix_guarded(agent_name, hook),
+        "commandWindows": hooks.cmd_guarded(agent_name, hook),
+        "timeout": timeout,
+    }
 
 
 def wanted_groups(agent_name: str) -> dict[str, Any]:
@@ -60,11 +69,16 @@ def wanted_groups(agent_name: str) -> dict[str, Any]:
     return {event: {"hooks": [handler(agent_name, hook)]} for hook, event in HOOK_EVENTS.items()}
 
 
+WINDOWS_KEYS = ("commandWindows", "command_windows")
+"""Codex's key for the Windows command, and the alias it also accepts."""
+
+
 def is_ours(item: object, agent_name: str) -> bool:
-    """True for a handler object whose command runs one of our Entire hooks."""
+    """True for a handler object whose command (POSIX or Windows) runs one of our Entire hooks."""
     from entire_core import hooks
 
-    return hooks.is_ours(as_dict(item).get("command"), agent_name)
+    handler = as_dict(item)
+    return any(hooks.is_ours(handler.get(key), agent_name) for key in ("command", *WINDOWS_KEYS))
 
 
 def check_shape(data: object, path: str) -> dict[str, Any]:

@@ -33,7 +33,9 @@ def _scratch(repo_root: str, name: str) -> str:
 def _turn_file(repo_root: str, ref: str) -> str:
     import hashlib
 
-    digest = hashlib.sha256(os.path.abspath(ref).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    # normcase: on Windows one rollout spelled C:\X or c:\x must map to one file (no-op on POSIX).
+    key = os.path.normcase(os.path.abspath(ref))
+    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return _scratch(repo_root, f"turn-end-{digest}.json")
 
 
@@ -98,20 +100,28 @@ def _now() -> str:
 def _append(path: str, session_id: str, payload: Mapping[str, Any], items: list[dict[str, Any]]) -> str:
     import json
 
+    from entire_core import locks
+
     os.makedirs(os.path.dirname(path), exist_ok=True)
     stamp = _now()
-    lines: list[dict[str, Any]] = []
-    if not os.path.exists(path):
-        meta = {"id": session_id, "session_id": session_id, "timestamp": stamp, "cwd": as_str(payload.get("cwd")),
-                "originator": PROGRAM, "source": "exec", "thread_source": "user", "ephemeral": True}  # fmt: skip
-        lines.append({"timestamp": stamp, "type": "session_meta", "payload": meta})
-    lines += [{"timestamp": stamp, **item} for item in items]
-    data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, data)  # one write of whole lines: a concurrent reader never sees half a line
-    finally:
-        os.close(fd)
+    # The lock keeps concurrent hooks from both writing a session_meta line and, on Windows (where
+    # the C runtime emulates O_APPEND by seeking, then writing), from overwriting each other's lines.
+    # O_BINARY: no \r\n translation there.
+    with locks.exclusive(path + ".lock"):
+        lines: list[dict[str, Any]] = []
+        if not os.path.exists(path):
+            meta = {"id": session_id, "session_id": session_id, "timestamp": stamp, "cwd": as_str(payload.get("cwd")),
+                    "originator": PROGRAM, "source": "exec", "thread_source": "user", "ephemeral": True}  # fmt: skip
+            lines.append({"timestamp": stamp, "type": "session_meta", "payload": meta})
+        lines += [{"timestamp": stamp, **item} for item in items]
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            view = memoryview(data)
+            while view:  # whole lines in as few writes as the OS allows; readers skip a partial last line
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
     return path
 
 

@@ -37,8 +37,8 @@ def handler_hash(event: str, matcher: object, handler: Mapping[str, Any]) -> str
     """``sha256:<hex>`` of a command handler's normalized identity, as Codex computes it.
 
     The identity is the event label, the matcher when there is one, and the handler with its
-    effective timeout (at least 1 s, 600 when absent) and ``async`` flag, serialized as compact JSON
-    with sorted keys.
+    effective command (``effective_command``), its effective timeout (at least 1 s, 600 when absent)
+    and ``async`` flag, serialized as compact JSON with sorted keys.
     """
     import hashlib
     import json
@@ -46,7 +46,7 @@ def handler_hash(event: str, matcher: object, handler: Mapping[str, Any]) -> str
     timeout = handler.get("timeout", handler.get("timeoutSec"))
     normalized: dict[str, Any] = {
         "type": "command",
-        "command": handler.get("command"),
+        "command": effective_command(handler),
         "timeout": max(1, int(timeout))
         if isinstance(timeout, int) and not isinstance(timeout, bool)
         else DEFAULT_TIMEOUT_SECONDS,
@@ -59,6 +59,21 @@ def handler_hash(event: str, matcher: object, handler: Mapping[str, Any]) -> str
         identity["matcher"] = matcher
     blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def effective_command(handler: Mapping[str, Any]) -> object:
+    """The command Codex runs, and hashes, for ``handler`` on this platform.
+
+    On Windows that is ``commandWindows`` (or its alias ``command_windows``) when present, else
+    ``command``; the Windows command itself is never part of the hashed identity.
+    """
+    import sys
+
+    if sys.platform == "win32":
+        for key in hooks.WINDOWS_KEYS:
+            if handler.get(key) is not None:
+                return handler[key]
+    return handler.get("command")
 
 
 def trust_key(hooks_path: str, event: str, group: int, index: int) -> str:
@@ -103,8 +118,9 @@ def our_handlers(
         for gi, group in enumerate(as_list(groups)):
             for hi, handler in enumerate(as_list(as_dict(group).get("hooks"))):
                 if hooks.is_ours(handler, agent_name):
-                    name = hook_of(as_str(as_dict(handler).get("command")), agent_name) or ""
-                    found.append((name, event, gi, hi, as_dict(handler)))
+                    h = as_dict(handler)
+                    names = (hook_of(as_str(h.get(k)), agent_name) for k in ("command", *hooks.WINDOWS_KEYS))
+                    found.append((next((n for n in names if n), ""), event, gi, hi, h))
     return found
 
 

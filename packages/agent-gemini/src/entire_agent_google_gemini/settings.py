@@ -35,14 +35,28 @@ EVENTS: dict[str, tuple[str, str | None, int]] = {
 """Our hook name -> (Gemini event, matcher, timeout in milliseconds, as Gemini measures it)."""
 
 
-def handler(hook: str) -> dict[str, Any]:
-    """The hook entry we install for one of our hook names."""
+def command(hook: str) -> str:
+    """The command we install for ``hook`` on this platform.
+
+    Gemini has one ``command`` per hook and runs it through its shell configuration: ``bash -c``
+    on Linux and macOS, PowerShell on Windows (``-NoProfile -NonInteractive -Command``; pwsh.exe when
+    it is on PATH). On Windows the command is guarded, so a missing ``entire`` exits 0 quietly.
+    """
+    import sys
+
     from entire_core import hooks
 
+    if sys.platform == "win32":
+        return hooks.powershell_guarded(AGENT_NAME, hook)
+    return " ".join(hooks.entire_argv(AGENT_NAME, hook))
+
+
+def handler(hook: str) -> dict[str, Any]:
+    """The hook entry we install for one of our hook names."""
     return {
         "name": NAME_PREFIX + hook,
         "type": "command",
-        "command": " ".join(hooks.entire_argv(AGENT_NAME, hook)),
+        "command": command(hook),
         "timeout": EVENTS[hook][2],
     }
 

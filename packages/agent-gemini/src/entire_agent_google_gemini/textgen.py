@@ -64,7 +64,11 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     import json
     import subprocess
 
-    home = env.get("HOME") or os.path.expanduser("~")
+    from entire_core import validate
+    from entire_core.paths import home_dir
+
+    validate.model_name(model)  # before any argv is built: on Windows gemini is a .cmd run by cmd.exe
+    home = home_dir(env)
     argv = [find_gemini(env), "-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none"]
     if model:
         argv += ["--model", model]

@@ -80,8 +80,10 @@ class Agent:
             here = parent
 
     def home(self) -> str:
-        """The user's home directory as this process's environment gives it."""
-        return self.env.get("HOME") or self.env.get("USERPROFILE") or os.path.expanduser("~")
+        """The user's home directory as this process's environment gives it (``USERPROFILE`` on Windows)."""
+        from entire_core.paths import home_dir
+
+        return home_dir(self.env)
 
     # -- always-required subcommands ---------------------------------------------------------------
 

@@ -239,8 +239,8 @@ def read_stdin(*, wait: float | None = None) -> bytes:
         return b""
     if wait is None:
         return _read_all(fd)
-    if sys.platform == "win32":
-        return _read_with_thread(wait)
+    if _THREADED_STDIN:
+        return _read_with_thread(fd, wait)
     import select
 
     chunks: list[bytes] = []
@@ -262,14 +262,46 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read_with_thread(wait: float) -> bytes:
+_THREADED_STDIN = sys.platform == "win32"
+"""Windows cannot ``select`` on a pipe, so a thread reads stdin there (tests force this on Linux)."""
+
+
+def _read_with_thread(fd: int, wait: float) -> bytes:
+    """Like the ``select`` loop: read until EOF or until the pipe stays silent for ``wait`` seconds.
+
+    The daemon thread reads the raw fd with ``os.read``: a thread still blocked in
+    ``sys.stdin.buffer.read()`` holds the BufferedReader's lock, and interpreter shutdown then aborts
+    with "could not acquire lock for <stdin>" (exit 134) after the answer was computed.
+    """
     import threading
 
-    result: list[bytes] = []
-    reader = threading.Thread(target=lambda: result.append(sys.stdin.buffer.read()), daemon=True)
-    reader.start()
-    reader.join(wait * 4)
-    return result[0] if result else b""
+    chunks: list[bytes] = []
+    eof: list[bool] = []
+    arrived = threading.Condition()
+
+    def pump() -> None:
+        while True:
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:
+                data = b""
+            with arrived:
+                if data:
+                    chunks.append(data)
+                else:
+                    eof.append(True)
+                arrived.notify()
+            if not data:
+                return
+
+    threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
+    with arrived:
+        while not eof:
+            seen = len(chunks)
+            arrived.wait(wait)
+            if len(chunks) == seen and not eof:
+                break  # silent for `wait` seconds with the pipe still open
+        return b"".join(chunks)
 
 
 def encode_answer(answer: bytes | dict[str, object] | None) -> bytes:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 import time
 
@@ -33,6 +35,10 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> str:
     final_mode = (
         keep_mode if keep_mode is not None else (mode if mode is not None else 0o666 & ~_current_umask())
     )
+    if keep_mode is not None and not keep_mode & stat.S_IWUSR and sys.platform == "win32":
+        # Windows cannot replace a read-only file (POSIX can: the directory decides there); say so
+        # plainly instead of "access denied" after the retries.
+        raise PermissionError(errno.EACCES, "the file is read-only; make it writable and try again", target)
 
     tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
@@ -48,10 +54,23 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> str:
         os.chmod(tmp, final_mode)
         _replace(tmp, target)
     except BaseException:
-        remove_file(tmp)
+        _discard(tmp)
         raise
     _fsync_directory(directory)
     return target
+
+
+def _discard(tmp: str) -> None:
+    """Remove a temporary file after a failure without hiding that failure."""
+    try:
+        remove_file(tmp)
+    except OSError:
+        # Windows refuses to delete a read-only file, and the temp file carries the target's mode.
+        try:
+            os.chmod(tmp, stat.S_IWRITE | stat.S_IREAD)
+            remove_file(tmp)
+        except OSError:
+            pass  # the error that brought us here is the one to report
 
 
 def _replace(src: str, dst: str) -> None:

@@ -39,7 +39,7 @@ def hook_of(command: str, agent_name: str) -> str | None:
     if at < 0:
         return None
     rest = text[at + len(marker(agent_name)) :].split()
-    return rest[0].strip("'\"") if rest else None
+    return rest[0].strip("'\";)}") if rest else None
 
 
 def posix_guarded(agent_name: str, hook: str, *, stdin_from: str | None = None) -> str:
@@ -55,6 +55,39 @@ def posix_guarded(agent_name: str, hook: str, *, stdin_from: str | None = None) 
     if stdin_from is not None:
         return f"{check}; {stdin_from} | {run}"
     return f"{check}; exec {run}"
+
+
+def _plain_words(agent_name: str, hook: str) -> str:
+    # cmd.exe and PowerShell each have their own quoting; our names never need any, so refuse
+    # anything that would rather than quote it three different ways.
+    words = entire_argv(agent_name, hook)
+    for word in words:
+        if not word or not all(c.isascii() and (c.isalnum() or c in "._-") for c in word):
+            raise ValueError(f"{word!r} cannot go unquoted into a Windows hook command")
+    return " ".join(words)
+
+
+def cmd_guarded(agent_name: str, hook: str) -> str:
+    """The ``cmd.exe /C`` form of ``posix_guarded``: runs the hook, exits 0 quietly without ``entire``.
+
+    ``where /q`` looks ``entire`` up on PATH without printing; when it fails, ``exit 0`` ends the
+    ``cmd /C`` process at once (``exit /b`` is meant for batch files). Otherwise cmd.exe's status is
+    the hook's. No quotes, ``%`` or ``^``: callers wrap the string in quotes for ``cmd /C``.
+    """
+    return f"(where /q {ENTIRE_BINARY} || exit 0) && {_plain_words(agent_name, hook)}"
+
+
+def powershell_guarded(agent_name: str, hook: str) -> str:
+    """The PowerShell (5.1 and 7) form of ``posix_guarded``, for ``powershell -Command <string>``.
+
+    PowerShell's own exit status after a native command is only 0 or 1, so the hook's status is
+    passed on with ``exit $LASTEXITCODE``. Single words only: Windows PowerShell strips embedded
+    double quotes from the arguments it passes on.
+    """
+    return (
+        f"if (Get-Command {ENTIRE_BINARY} -ErrorAction SilentlyContinue) "
+        f"{{ {_plain_words(agent_name, hook)} ; exit $LASTEXITCODE }} else {{ exit 0 }}"
+    )
 
 
 # -- the {"<Event>": [{"matcher": ..., "hooks": [handler, ...]}, ...]} shape Codex and Gemini share ------

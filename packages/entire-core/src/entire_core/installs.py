@@ -1,14 +1,16 @@
 """What ``install-hooks`` created, remembered so that ``uninstall-hooks`` removes exactly that.
 
 "Delete the file only if we created it and it is now empty" needs a memory across processes: the
-record is kept per user in ``$XDG_DATA_HOME/entire-agent-<name>/installs.json`` (not in the
-repository, so nothing of ours shows up in ``git status``), keyed by the real path of the edited file.
+record is kept per user in ``$XDG_DATA_HOME/entire-agent-<name>/installs.json`` (``%LOCALAPPDATA%``
+on Windows; not in the repository, so nothing of ours shows up in ``git status``), keyed by the real
+path of the edited file.
 Forgetting is safe: without a record, uninstall leaves the file and directories in place.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,9 +20,18 @@ if TYPE_CHECKING:
 def _records_file(env: Mapping[str, str], agent_name: str) -> str:
     data_home = env.get("XDG_DATA_HOME", "")
     if not data_home or not os.path.isabs(data_home):
-        home = env.get("HOME") or env.get("USERPROFILE") or os.path.expanduser("~")
-        data_home = os.path.join(home, ".local", "share")
+        data_home = env.get("LOCALAPPDATA", "") if sys.platform == "win32" else ""
+    if not data_home or not os.path.isabs(data_home):
+        from entire_core.paths import home_dir
+
+        data_home = os.path.join(home_dir(env), ".local", "share")
     return os.path.join(data_home, f"entire-agent-{agent_name}", "installs.json")
+
+
+def _key(path: str) -> str:
+    # normcase: on Windows C:\Repo and c:\repo are one file, and realpath keeps the caller's spelling
+    # of a file that does not exist yet.
+    return os.path.normcase(os.path.realpath(path))
 
 
 def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
@@ -34,7 +45,7 @@ def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool
             records = jsonvalues.obj(json.load(f))
     except (OSError, ValueError):
         return {}
-    record = jsonvalues.obj(records.get(os.path.realpath(path)))
+    record = jsonvalues.obj(records.get(_key(path)))
     return {k: v for k, v in record.items() if isinstance(v, bool)}
 
 
@@ -43,7 +54,7 @@ def remember(env: Mapping[str, str], agent_name: str, path: str, **created: bool
     from entire_core import jsonvalues
     from entire_core.config.json import edit_json
 
-    key = os.path.realpath(path)
+    key = _key(path)
     with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
         entry = jsonvalues.obj(records.get(key))
@@ -63,7 +74,7 @@ def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
 
     with edit_json(records_file, create=False) as doc:
         records = jsonvalues.obj(doc.data)
-        records.pop(os.path.realpath(path), None)
+        records.pop(_key(path), None)
         doc.data = records
         if not records:
             doc.delete()

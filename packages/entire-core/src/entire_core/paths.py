@@ -1,8 +1,24 @@
-"""Paths from transcripts, made what the Entire CLI expects: repo-relative with ``/`` separators."""
+"""Paths as the Entire CLI and the agents see them: repo-relative file paths, the user's home."""
 
 from __future__ import annotations
 
 import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    """The user's home directory as ``env`` gives it, the way the agents and the Entire CLI find it.
+
+    On Windows, Go (``os.UserHomeDir``), Node (``os.homedir``) and Rust (``dirs::home_dir``) go by
+    ``USERPROFILE`` and ignore ``HOME``, which Git Bash and MSYS set, sometimes to another directory;
+    elsewhere ``HOME`` comes first.
+    """
+    names = ("USERPROFILE", "HOME") if sys.platform == "win32" else ("HOME", "USERPROFILE")
+    return next((env[name] for name in names if env.get(name)), "") or os.path.expanduser("~")
 
 
 def repo_relative(path: str, repo_root: str, *, cwd: str = "") -> str:

@@ -48,6 +48,23 @@ def tool_id(value: str, what: str = "tool_use_id") -> str:
     return value
 
 
+_MODEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/-")
+
+
+def model_name(value: str) -> str:
+    """Return ``value`` if it is empty or matches ``[A-Za-z0-9._:/-]+``, safe as a command-line word.
+
+    Agents installed by npm are ``.cmd`` shims on Windows, which run through cmd.exe: its parsing of
+    ``%``, ``^``, ``&`` and quotes differs from the quoting Python applies, so a model name from the
+    CLI must not carry any of them.
+    """
+    if len(value) > _MAX_ID_LENGTH:
+        raise InvalidInput(f"model name is longer than {_MAX_ID_LENGTH} characters")
+    if not _MODEL_CHARS.issuperset(value) or value.startswith("-"):
+        raise InvalidInput(f"invalid model name {value!r}: only letters, digits and . _ : / - are allowed")
+    return value
+
+
 def has_parent_reference(path: str) -> bool:
     """True if ``path`` has a ``..`` component under either separator."""
     return ".." in path.replace("\\", "/").split("/")

@@ -20,7 +20,9 @@ def lock_file_for(path: str | os.PathLike[str]) -> str:
     import hashlib
     import tempfile
 
-    real: str = os.path.realpath(os.fspath(path))
+    # normcase: on Windows C:\Repo\x and c:\repo\x are one file, and realpath keeps the caller's
+    # spelling of a file that does not exist yet; on POSIX it changes nothing.
+    real: str = os.path.normcase(os.path.realpath(os.fspath(path)))
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(tempfile.gettempdir(), "entire-config-locks", f"{digest}.lock")
 
