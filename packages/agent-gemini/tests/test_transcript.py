@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from entire_agent_google_gemini import transcript
+from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.transcript import JSONL, LEGACY, parse
 from gemini_fixtures import LEGACY_CHAT, RUN1_CHAT, RUN3_FINAL_MAIN, RUN3_SUBAGENT_MAIN, usage
 
@@ -226,3 +229,25 @@ def test_metadata_merges_headers_and_set_records() -> None:
     assert rewritten.metadata()["sessionId"] == "s-2"
     legacy = parse(LEGACY_CHAT.read_bytes()).metadata()
     assert legacy["sessionId"] == "abcd1234-0000-4000-8000-00000000cafe" and "messages" not in legacy
+
+
+def test_a_turn_end_reads_only_the_bytes_after_the_turn_start(
+    agent: GeminiAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = tmp_path / "session-2026-11-30T03-02-s1.jsonl"
+    chat.write_bytes(jsonl(HEADER, user("u1", "first"), gemini("g1", "ok", toolCalls=[write("/r/a.txt")])))
+    start = agent.get_transcript_position(str(chat))  # TurnStart: remembers where line 3 ends
+    assert start == 3
+    with chat.open("ab") as f:
+        f.write(jsonl(user("u2", "second"), gemini("g2", "done", toolCalls=[write("b.txt")])))
+    full = agent.extract_modified_files(str(chat), start)
+
+    def whole_file_read(*args: object) -> None:
+        raise AssertionError("the whole chat was read")
+
+    monkeypatch.setattr(GeminiAgent, "_chat", whole_file_read)
+    assert agent.extract_modified_files(str(chat), start) == full == (["b.txt"], 5)
+    assert agent.extract_prompts(str(chat), start) == ["second"]
+    chat.write_bytes(jsonl(HEADER, user("u9", "replaced")))  # another file: the remembered byte is refused
+    monkeypatch.undo()
+    assert agent.extract_prompts(str(chat), start) == ["replaced"]  # offset past the end: from 0

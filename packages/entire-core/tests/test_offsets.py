@@ -135,3 +135,32 @@ def test_reverse_lines_matches_forward_reading(tmp_path: Path, lines: list[bytes
     path = tmp_path / "r"
     path.write_bytes(b"".join(line + b"\n" for line in lines))
     assert list(offsets.reverse_lines(str(path), 7)) == lines[::-1]
+
+
+def test_count_lines(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    path.write_bytes(b"a\nbb\nccc")
+    assert offsets.count_lines(str(path)) == (2, 5)
+    assert offsets.count_lines(str(tmp_path / "missing")) == (0, 0)
+
+
+def test_line_positions_are_trusted_only_for_the_same_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    assert positions.byte_of(str(path), 2) is None
+    positions.remember(str(path), 2, 8)
+    with path.open("ab") as f:
+        f.write(b"three\n")
+    assert positions.byte_of(str(path), 2) == 8  # appended to: still true
+    assert positions.byte_of(str(path), 3) is None  # never remembered
+    path.write_bytes(b"xxxxxxxxxxxxx\n")  # rewritten in place: no newline before byte 8 any more
+    assert positions.byte_of(str(path), 2) is None
+    replaced = tmp_path / "new.jsonl"
+    replaced.write_bytes(b"one\ntwo\nthree\n")
+    replaced.replace(path)  # another file (inode) under the same name
+    assert positions.byte_of(str(path), 2) is None
+    positions.remember(str(path), 2, 8)
+    assert positions.byte_of(str(path), 2) == 8
+    (tmp_path / "positions.json").write_text("not json")
+    assert positions.byte_of(str(path), 2) is None

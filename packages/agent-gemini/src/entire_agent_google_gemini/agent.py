@@ -154,19 +154,36 @@ class GeminiAgent(
 
         return sessions.repo_relative(files, self.repo_root)
 
+    def _messages_after(self, path: str, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """The messages written after line ``offset`` and the position read up to.
+
+        Reads only the new bytes when an earlier call (TurnStart's position) noted where that line
+        ends; otherwise the whole chat, repaired as ``sessionfile.read`` does.
+        """
+        from entire_agent_google_gemini import sessionfile, transcript
+
+        lines = sessionfile.tail_lines(path, self.repo_root, offset)
+        if lines is not None:
+            return transcript.replay(transcript.decode(line) for line in lines), offset + len(lines)
+        chat = self._chat(path)
+        return chat.messages(offset), chat.position
+
     def get_transcript_position(self, path: str) -> int:
-        return self._chat(path).position
+        from entire_agent_google_gemini import sessionfile
+
+        quick = sessionfile.quick_position(path, self.repo_root)
+        return quick if quick is not None else self._chat(path).position
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
         from entire_agent_google_gemini import transcript
 
-        chat = self._chat(path)
-        return self._relative(transcript.modified_files(chat.messages(offset))), chat.position
+        messages, position = self._messages_after(path, offset)
+        return self._relative(transcript.modified_files(messages)), position
 
     def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
         from entire_agent_google_gemini import transcript
 
-        return transcript.prompts(self._chat(session_ref).messages(offset))
+        return transcript.prompts(self._messages_after(session_ref, offset)[0])
 
     def extract_summary(self, session_ref: str) -> str | None:
         from entire_agent_google_gemini import transcript

@@ -21,6 +21,10 @@ import os
 
 from entire_agent_google_gemini import paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from entire_core.offsets import LinePositions
+
 
 def copy_path(repo_root: str, path: str) -> str:
     """Where ``prepare`` keeps the copy of the chat file ``path`` (inside Entire's git-ignored tmp)."""
@@ -118,6 +122,69 @@ def read(path: str, repo_root: str) -> bytes | None:
     if kept is None:
         return data
     return kept if data is None else stitch(kept, data)
+
+
+HEAD_BYTES = 1 << 16
+"""Enough of a chat file to see its header and its first message."""
+
+
+def _head(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read(HEAD_BYTES)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def _positions(repo_root: str) -> LinePositions:
+    from entire_core import offsets, sessions
+
+    scratch = sessions.default_session_dir(repo_root, "google-gemini")
+    return offsets.LinePositions(os.path.join(scratch, "positions.json"))
+
+
+def _plainly_healthy(path: str) -> bool:
+    """The file starts with a session header and a message: ``read`` would return it unchanged."""
+    head = _head(path)
+    return head is not None and header_session(head) is not None and has_conversation(head)
+
+
+def quick_position(path: str, repo_root: str) -> int | None:
+    """The line count of a healthy chat file, counted without parsing and remembered for ``tail_lines``.
+
+    None when the file needs ``read``'s repairs (stray, recreated or legacy): the caller parses then.
+    """
+    if not repo_root or not _plainly_healthy(path):
+        return None
+    from entire_core import offsets
+
+    lines, end = offsets.count_lines(path)
+    _positions(repo_root).remember(path, lines, end)
+    return lines
+
+
+def tail_lines(path: str, repo_root: str, offset: int) -> list[bytes] | None:
+    """The complete lines after line ``offset``, read from where an earlier call saw that line end.
+
+    A TurnStart remembers where its position falls, so the TurnEnd reads only the turn's bytes instead
+    of the whole chat. None when that is not known or the file needs ``read``'s repairs.
+    """
+    if offset <= 0 or not repo_root:
+        return None
+    positions = _positions(repo_root)
+    byte = positions.byte_of(path, offset)
+    if byte is None or not _plainly_healthy(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            f.seek(byte)
+            tail = f.read()
+    except OSError:
+        return None
+    end = tail.rfind(b"\n") + 1
+    lines = tail[:end].split(b"\n")[:-1] if end else []
+    positions.remember(path, offset + len(lines), byte + end)
+    return lines
 
 
 def prepare(path: str, repo_root: str) -> None:

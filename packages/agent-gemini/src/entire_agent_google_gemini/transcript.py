@@ -59,7 +59,7 @@ class Chat:
         start = offset if 0 <= offset <= self.position else 0
         if self._parsed is not None:
             return self._parsed[start:]
-        return [_decode(line) for line in self._lines[start:]]
+        return [decode(line) for line in self._lines[start:]]
 
     def messages(self, offset: int = 0) -> list[dict[str, Any]]:
         """The messages written after ``offset``, in first-write order, rewinds applied."""
@@ -77,7 +77,8 @@ class Chat:
         return merged
 
 
-def _decode(line: bytes) -> object:
+def decode(line: bytes) -> object:
+    """One JSONL record, or None for a blank or broken line."""
     if not line.strip():
         return None
     try:
@@ -103,9 +104,9 @@ def _legacy_document(data: bytes) -> dict[str, Any] | None:
     if not text.startswith(b"{"):
         return None
     first, _, rest = text.partition(b"\n")
-    value = _decode(first)
+    value = decode(first)
     if value is None:  # pretty-printed: the first line alone is not JSON
-        value = _decode(text)
+        value = decode(text)
     elif rest.strip():  # a JSONL header followed by more records
         return None
     document = obj(value)
