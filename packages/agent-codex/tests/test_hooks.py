@@ -15,18 +15,6 @@ GUARD = "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks openai-c
 CMD_GUARD = "(where /q entire || exit 0) && entire hooks openai-codex"
 
 
-@pytest.fixture
-def agent(tmp_path: Path) -> OpenAICodexAgent:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    env = {
-        "ENTIRE_REPO_ROOT": str(repo),
-        "HOME": str(tmp_path / "home"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-    }
-    return OpenAICodexAgent(env=env, cwd=str(repo))
-
-
 def hooks_file(agent: OpenAICodexAgent) -> Path:
     return Path(agent.repo_root) / ".codex" / "hooks.json"
 

@@ -12,18 +12,6 @@ from entire_agent_openai_codex import state, transcript
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 
 
-@pytest.fixture
-def agent(tmp_path: Path) -> OpenAICodexAgent:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    env = {
-        "ENTIRE_REPO_ROOT": str(repo),
-        "HOME": str(tmp_path / "home"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-    }
-    return OpenAICodexAgent(env=env, cwd=str(repo))
-
-
 def payload(name: str) -> dict[str, object]:
     return json.loads((HOOKS / name).read_text())
 

@@ -17,19 +17,6 @@ from entire_core.errors import InvalidInput
 from entire_core.protocol import AgentSession
 
 
-@pytest.fixture
-def agent(tmp_path: Path) -> OpenAICodexAgent:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    env = {
-        "ENTIRE_REPO_ROOT": str(repo),
-        "HOME": str(tmp_path / "home"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "TZ": "UTC",
-    }
-    return OpenAICodexAgent(env=env, cwd=str(repo))
-
-
 def test_codex_home_defaults_to_dot_codex() -> None:
     assert home.codex_home({"HOME": "/h"}) == "/h/.codex"
     assert home.codex_home({"HOME": "/h", "CODEX_HOME": "/c"}) == "/c"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 
 from entire_core.errors import AgentError
+from entire_core.process import run_tool
 
 from entire_agent_aider import transcript
 
@@ -43,18 +43,7 @@ def generate(prompt: str, model: str, env: dict[str, str]) -> str:
         if model:
             command += ["--model", model]
         child_env = {k: v for k, v in env.items() if k != "ENTIRE_AIDER_SESSION"}
-        try:
-            result = subprocess.run(
-                command,
-                cwd=scratch,
-                env=child_env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=TIMEOUT_SECONDS,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise AgentError(f"aider did not answer within {TIMEOUT_SECONDS:.0f} s") from None
+        result = run_tool(command, name="aider", cwd=scratch, env=child_env, timeout=TIMEOUT_SECONDS)
         try:
             with open(history, "rb") as f:
                 answer = transcript.parse(f.read()).sessions[-1].reply

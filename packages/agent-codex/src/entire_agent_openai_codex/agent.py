@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 
-from entire_core import offsets
 from entire_core.agent import (
     Agent,
     Command,
@@ -180,9 +179,11 @@ class OpenAICodexAgent(
 
     def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
         """This session's files after ``offset`` plus those of every subagent it spawned there."""
+        from entire_core.offsets import lines_after
+
         from entire_agent_openai_codex import transcript as rollout
 
-        lines = offsets.lines_after(transcript, offset)
+        lines = lines_after(transcript, offset)
         cwd = str(rollout.session_meta(rollout.first_line(transcript)).get("cwd") or "")
         files = dict.fromkeys(rollout.modified_files(lines, cwd=cwd, repo_root=self.repo_root))
         for child in rollout.subagent_rollouts(lines, self.env, _rollout_dir(subagents_dir)):
@@ -195,13 +196,14 @@ class OpenAICodexAgent(
 
     def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
         """Token usage after ``offset``, with the usage of the subagents spawned there nested."""
+        from entire_core.offsets import lines_after
         from entire_core.types import TokenUsage
 
         from entire_agent_openai_codex import transcript as rollout
 
         usage = rollout.token_usage(transcript, offset)
         children = rollout.subagent_rollouts(
-            offsets.lines_after(transcript, offset), self.env, _rollout_dir(subagents_dir)
+            lines_after(transcript, offset), self.env, _rollout_dir(subagents_dir)
         )
         sub = TokenUsage()
         for child in children:

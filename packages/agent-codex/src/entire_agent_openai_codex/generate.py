@@ -43,10 +43,10 @@ def _reason(stderr: str, code: int) -> str:
 def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     """Codex's final message for ``prompt``; AgentError with one clear line when it cannot answer."""
     import shutil
-    import subprocess
     import tempfile
 
     from entire_core import validate
+    from entire_core.process import run_tool
 
     validate.model_name(model)  # before any argv is built: on Windows codex is a .cmd run by cmd.exe
     binary = shutil.which("codex", path=env.get("PATH"))
@@ -58,20 +58,14 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
         answer_file = os.path.join(workdir, "answer.txt")
         run_dir = os.path.join(workdir, "run")
         os.mkdir(run_dir)
-        try:
-            done = subprocess.run(
-                command(binary, model, run_dir, answer_file),
-                input=prompt.encode("utf-8"),
-                capture_output=True,
-                cwd=run_dir,
-                env=dict(env),
-                timeout=TIMEOUT_SECONDS,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise AgentError(f"codex exec did not answer within {TIMEOUT_SECONDS:.0f} s") from None
-        except OSError as exc:
-            raise AgentError(f"cannot run {binary}: {exc.strerror or exc}") from None
+        done = run_tool(
+            command(binary, model, run_dir, answer_file),
+            name="codex exec",
+            cwd=run_dir,
+            env=env,
+            timeout=TIMEOUT_SECONDS,
+            stdin=prompt.encode("utf-8"),
+        )
         stderr = done.stderr.decode("utf-8", errors="replace")
         if done.returncode != 0:
             raise AgentError(_reason(stderr, done.returncode))

@@ -62,10 +62,10 @@ def _error_message(stderr: str) -> str:
 def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     """Gemini's answer to ``prompt`` with ``model`` (Gemini's default model when empty)."""
     import json
-    import subprocess
 
     from entire_core import validate
     from entire_core.paths import home_dir
+    from entire_core.process import run_tool
 
     validate.model_name(model)  # before any argv is built: on Windows gemini is a .cmd run by cmd.exe
     home = home_dir(env)
@@ -74,20 +74,14 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
         argv += ["--model", model]
     child_env = dict(env)
     child_env.setdefault("GEMINI_CLI_NO_RELAUNCH", "true")  # the relaunch only raises Node's heap limit
-    try:
-        proc = subprocess.run(
-            argv,
-            input=prompt.encode("utf-8"),
-            capture_output=True,
-            cwd=scratch_dir(env, home),
-            env=child_env,
-            timeout=TIMEOUT_SECONDS,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise AgentError(f"gemini -p did not answer within {TIMEOUT_SECONDS:.0f} seconds") from None
-    except OSError as exc:
-        raise AgentError(f"cannot run gemini: {exc.strerror or exc}") from None
+    proc = run_tool(
+        argv,
+        name="gemini -p",
+        cwd=scratch_dir(env, home),
+        env=child_env,
+        timeout=TIMEOUT_SECONDS,
+        stdin=prompt.encode("utf-8"),
+    )
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
         raise AgentError(f"gemini -p failed (exit {proc.returncode}): {_error_message(stderr)}")
