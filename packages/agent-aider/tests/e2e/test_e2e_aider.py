@@ -1,6 +1,6 @@
 """Real Aider 0.86.2 against the scripted model server, in a loopback-only network namespace.
 
-Aider is installed from PyPI into a cached virtual environment (``~/.cache/entire-agents-e2e``), never
+Aider is installed from PyPI into a cached virtual environment (``entire_sim.e2e.pypi_tool``), never
 into the workspace. With our hooks installed into a user's commented ``.aider.conf.yml`` by Entire's
 simulator (``entire_sim``) and its ``entire`` shim first on PATH, one interactive session runs in a
 pseudo-terminal through the launcher (non-streaming, with an analytics log for exact tokens) and one
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from entire_sim import e2e
 
 AIDER_VERSION = "0.86.2"
 HERE = Path(__file__).parent
@@ -32,22 +33,6 @@ PROMPTS = [
 ]
 
 
-def aider_venv() -> Path:
-    """The cached venv with aider-chat==0.86.2, created on first use."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "entire-agents-e2e"
-    root = base / f"aider-chat-{AIDER_VERSION}"
-    venv = root / "venv"
-    if not (root / ".complete").exists():
-        root.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", f"aider-chat=={AIDER_VERSION}"],
-            check=True,
-        )
-        (root / ".complete").touch()
-    return venv
-
-
 def plugin_script() -> Path:
     script = Path(sys.executable).parent / "entire-agent-aider"
     if not script.exists():
@@ -57,11 +42,10 @@ def plugin_script() -> Path:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    if subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode != 0:
-        pytest.fail(
-            "'unshare -n' does not work here: the e2e test needs a private network namespace (run as root)"
-        )
-    venv = aider_venv()
+    problem = e2e.loopback_namespace_problem()
+    if problem:
+        pytest.fail(problem)
+    venv = e2e.pypi_tool("aider-chat", AIDER_VERSION).parent
     work = tmp_path_factory.mktemp("aider-e2e")
     cost_map = next(
         (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
@@ -75,8 +59,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "cost_map": str(cost_map),
     }
     (work / "config.json").write_text(json.dumps(config))
-    command = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-               sys.executable, str(HERE / "driver.py"), str(work / "config.json")]  # fmt: skip
+    command = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(work / "config.json")])
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, f"driver failed:\n{result.stdout}\n{result.stderr}"
     return json.loads(Path(config["out"]).read_text())

@@ -6,7 +6,7 @@ The suite resolves fixture paths against its own package directories, so ``fixtu
 relative to this directory) is rewritten with absolute paths into a temporary file. For the
 text-generation test, the project's scripted Responses-API server is started on a free 127.0.0.1
 port and ``CODEX_HOME`` points at a config.toml that uses it, with the pinned Codex first on PATH
-(installed by the end-to-end test into ``~/.cache/entire-agents-e2e/codex-0.171.0``).
+(the same pinned install as the end-to-end test's, ``entire_sim.e2e.npm_tool``).
 """
 
 from __future__ import annotations
@@ -42,9 +42,13 @@ def main() -> int:
     parser.add_argument("--suite", default="/work/compliance/run-compliance")
     parser.add_argument("--plugin", default=str(Path(sys.executable).parent / "entire-agent-openai-codex"))
     parser.add_argument(
-        "--codex-bin", default=str(Path.home() / ".cache/entire-agents-e2e/codex-0.171.0/node_modules/.bin")
+        "--codex-bin", help="directory of the codex binary (default: the pinned one, installed)"
     )
     args = parser.parse_args()
+    if not args.codex_bin:
+        from entire_sim import e2e
+
+        args.codex_bin = str(e2e.npm_tool("@openai/codex", "0.171.0", "codex").parent)
     sys.path.insert(0, str(E2E))
     import codex_driver as driver  # pyright: ignore[reportMissingImports]
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from entire_sim import e2e
 
 pytestmark = pytest.mark.e2e
 
@@ -29,65 +29,17 @@ import codex_driver as driver  # noqa: E402
 import codex_scripted_server as scripted_server  # noqa: E402
 
 
-def cache_dir() -> Path:
-    """Where the pinned Codex is installed once and reused."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "entire-agents-e2e" / f"codex-{CODEX_VERSION}"
-
-
-def install_codex() -> Path:
-    """The pinned ``codex`` executable, installed from npm into the cache directory when missing."""
-    target = cache_dir()
-    codex = target / "node_modules" / ".bin" / "codex"
-    if codex.exists():
-        return codex
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("npm is needed to install @openai/codex for the end-to-end test, and it is not on PATH")
-    target.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [
-            npm,
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-            str(target),
-            f"@openai/codex@{CODEX_VERSION}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0 or not codex.exists():
-        pytest.fail(f"npm install @openai/codex@{CODEX_VERSION} failed:\n{done.stderr[-3000:]}")
-    return codex
-
-
-def require_network_namespace() -> None:
-    """The agent must run where only 127.0.0.1 is reachable: fail clearly when that is impossible."""
-    try:
-        done = subprocess.run(
-            ["unshare", "-n", "true"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except FileNotFoundError:
-        pytest.fail("`unshare` (util-linux) is needed to run Codex in a loopback-only network namespace")
-    if done.returncode != 0:
-        pytest.fail(
-            f"cannot create a network namespace (`unshare -n true` failed: {done.stderr.strip()}); run as root"
-        )
-
-
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Run the driver once for all the checks of this module."""
-    require_network_namespace()
-    codex = install_codex()
+    problem = e2e.loopback_namespace_problem()
+    if problem:
+        pytest.fail(problem)
+    codex = e2e.npm_tool("@openai/codex", CODEX_VERSION, "codex")
     work = tmp_path_factory.mktemp("codex-e2e")
     result = work / "result.json"
-    argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", sys.executable, str(HERE / "codex_driver.py"),
-            "--codex", str(codex), "--work", str(work / "w"), "--result", str(result)]  # fmt: skip
+    argv = e2e.in_loopback_namespace([sys.executable, str(HERE / "codex_driver.py"), "--codex", str(codex),
+                                      "--work", str(work / "w"), "--result", str(result)])  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0 and result.exists(), (
         f"driver failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

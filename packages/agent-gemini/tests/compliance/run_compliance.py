@@ -7,8 +7,8 @@ Re-executes itself inside ``unshare -n`` (loopback only), starts the project's s
 text-generation test runs the real ``gemini -p`` without reaching any remote service:
 ``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY``, and ``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` naming
 ``gemini-system-settings.json``, which selects API-key auth and turns telemetry and update checks off
-(the suite gives every test a fresh HOME, so user settings cannot do it). Gemini must be installed in the e2e cache
-(``~/.cache/entire-agents-e2e/gemini-cli-0.61.0``; the end-to-end test installs it). The suite wants
+(the suite gives every test a fresh HOME, so user settings cannot do it). The pinned Gemini CLI is the
+end-to-end test's install (``entire_sim.e2e.npm_tool``), made first if missing. The suite wants
 absolute fixture paths; ``fixtures.json`` here is relative to its own directory and is rewritten.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 INSIDE = "ENTIRE_GEMINI_COMPLIANCE_INSIDE"
-GEMINI_BIN = Path.home() / ".cache" / "entire-agents-e2e" / "gemini-cli-0.61.0" / "node_modules" / ".bin"
+GEMINI_BIN = "ENTIRE_GEMINI_COMPLIANCE_BIN"
 SYSTEM_SETTINGS = HERE / "gemini-system-settings.json"
 """Kept here, not in a temp dir: Gemini skips a system settings file under a world-writable directory."""
 
@@ -47,7 +47,7 @@ def inside(runner: str, script: str) -> int:
         server = gemini_api.serve(0, "", str(Path(tmp) / "api.jsonl"))
         env = {
             **os.environ,
-            "PATH": f"{GEMINI_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PATH": f"{os.environ[GEMINI_BIN]}{os.pathsep}{os.environ.get('PATH', '')}",
             "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}",
             "GEMINI_API_KEY": "scripted",
             "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(SYSTEM_SETTINGS),
@@ -72,9 +72,13 @@ def main() -> int:
     script = sys.argv[2] if len(sys.argv) > 2 else str(default)
     if os.environ.get(INSIDE):
         return inside(runner, script)
-    argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-            sys.executable, __file__, runner, script]  # fmt: skip
-    return subprocess.run(argv, env={**os.environ, INSIDE: "1"}, check=False).returncode
+    from entire_sim import e2e
+
+    gemini_bin = e2e.npm_tool("@google/gemini-cli", "0.61.0", "gemini").parent  # before the network goes
+    argv = e2e.in_loopback_namespace([sys.executable, __file__, runner, script])
+    return subprocess.run(
+        argv, env={**os.environ, INSIDE: "1", GEMINI_BIN: str(gemini_bin)}, check=False
+    ).returncode
 
 
 if __name__ == "__main__":

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from entire_sim import e2e
 
 pytestmark = pytest.mark.e2e
 
@@ -61,51 +61,12 @@ def calls(n: int, first_prompt: int = 100, **sub: Any) -> dict[str, Any]:
 # -- installing Gemini and the namespace -------------------------------------------------------------------
 
 
-def cache_dir() -> Path:
-    base = Path(os.environ.get("ENTIRE_E2E_CACHE", Path.home() / ".cache" / "entire-agents-e2e"))
-    return base / f"gemini-cli-{GEMINI_VERSION}"
-
-
-def install_gemini() -> Path:
-    """The pinned ``gemini`` binary, installed with npm into the cache on first use."""
-    target = cache_dir()
-    binary = target / "node_modules" / ".bin" / "gemini"
-    if binary.exists():
-        return binary
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("npm is needed to install @google/gemini-cli for the end-to-end test")
-    staging = target.with_name(target.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    proc = subprocess.run([npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error",
-                           f"@google/gemini-cli@{GEMINI_VERSION}"], capture_output=True, timeout=600, check=False)  # fmt: skip
-    if proc.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        pytest.fail(f"npm install @google/gemini-cli@{GEMINI_VERSION} failed: {proc.stderr.decode()[-2000:]}")
-    if target.exists():  # another run won the race
-        shutil.rmtree(staging, ignore_errors=True)
-    else:
-        staging.rename(target)
-    return binary
-
-
-def require_namespace() -> None:
-    proc = subprocess.run(
-        ["unshare", "-n", "sh", "-c", "ip link set lo up"], capture_output=True, check=False
-    )
-    if proc.returncode != 0:
-        pytest.fail("the end-to-end test needs `unshare -n` and `ip` (run as root, or with user namespaces): "
-                    + proc.stderr.decode(errors="replace").strip())  # fmt: skip
-
-
 def run_in_namespace(plan: dict[str, Any], work: Path, name: str) -> dict[str, Any]:
     """Run the driver with the plan inside a fresh loopback-only network namespace."""
     plan = {**plan, "results": str(work / f"{name}-results.json"), "api_log": str(work / f"{name}-api.jsonl")}
     plan_file = work / f"{name}-plan.json"
     plan_file.write_text(json.dumps(plan, indent=2))
-    argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-            sys.executable, str(HERE / "driver.py"), str(plan_file)]  # fmt: skip
+    argv = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(plan_file)])
     proc = subprocess.run(argv, capture_output=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
     results = json.loads(Path(plan["results"]).read_text())
@@ -155,7 +116,7 @@ class Scenario:
         self.sim.install_shim(work / "bin")
         self.installed = self.sim.enable(AGENT)
         self.settings_after_enable = (self.repo / ".gemini" / "settings.json").read_text()
-        gemini = str(install_gemini())
+        gemini = str(e2e.npm_tool("@google/gemini-cli", GEMINI_VERSION, "gemini"))
         plan = {"gemini": gemini, "workdir": str(self.repo), "env": self.sim.env()}
         run = ["--yolo", "-m", MODEL, "-o", "json"]
         self.phase1 = run_in_namespace({**plan, "steps": [
@@ -208,7 +169,9 @@ class Scenario:
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
-    require_namespace()
+    problem = e2e.loopback_namespace_problem()
+    if problem:
+        pytest.fail(problem)
     return Scenario(tmp_path_factory.mktemp("gemini-e2e"))
 
 

@@ -1,0 +1,94 @@
+"""What every real-agent end-to-end test needs: the pinned agent installed once, and a network
+namespace in which only 127.0.0.1 exists, so the agent can reach the scripted model server and
+nothing else.
+
+Agents are cached under ``$XDG_CACHE_HOME/entire-agents-e2e`` (``~/.cache/...``): the first run
+installs them from the package registries, later runs reuse them. An interrupted install is never
+mistaken for a finished one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+LOOPBACK_ONLY = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
+"""Prefix that runs a command in a new network namespace whose loopback is up and nothing else."""
+
+
+def cache_dir() -> Path:
+    """Where pinned agents are installed and reused."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "entire-agents-e2e"
+
+
+def in_loopback_namespace(argv: list[str]) -> list[str]:
+    """``argv`` run inside a fresh loopback-only network namespace."""
+    return [*LOOPBACK_ONLY, *argv]
+
+
+def loopback_namespace_problem() -> str | None:
+    """Why a loopback-only namespace cannot be made here (root or user namespaces are needed), or None."""
+    try:
+        done = subprocess.run(in_loopback_namespace(["true"]), capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"`unshare -n` cannot run: {exc}"
+    if done.returncode != 0:
+        reason = done.stderr.decode(errors="replace").strip()
+        return f"cannot create a loopback-only network namespace (`unshare -n`, `ip link`): {reason}; run as root"
+    return None
+
+
+def npm_tool(package: str, version: str, binary: str) -> Path:
+    """The ``binary`` of npm ``package@version``, installed into the cache on first use.
+
+    npm installs into a staging directory renamed into place when done (``node_modules/.bin`` links
+    are relative, so the tree can move).
+    """
+    target = cache_dir() / f"{package.rsplit('/', 1)[-1]}-{version}"
+    found = target / "node_modules" / ".bin" / binary
+    if found.exists():
+        return found
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError(f"npm is needed to install {package}@{version} for the end-to-end test")
+    staging = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    argv = [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error",
+            f"{package}@{version}"]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, timeout=900, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise RuntimeError(
+            f"npm install {package}@{version} failed:\n{done.stderr.decode(errors='replace')[-3000:]}"
+        )
+    if target.exists():  # another run finished first
+        shutil.rmtree(staging, ignore_errors=True)
+    else:
+        staging.rename(target)
+    return found
+
+
+def pypi_tool(package: str, version: str) -> Path:
+    """The ``bin`` directory of a virtual environment with PyPI ``package==version``, made on first use.
+
+    A virtual environment cannot be moved (its scripts name their interpreter by absolute path), so
+    it is built in place and a ``.complete`` marker, written last, says that it is finished.
+    """
+    target = cache_dir() / f"{package}-{version}"
+    venv = target / "venv"
+    if not (target / ".complete").exists():
+        target.mkdir(parents=True, exist_ok=True)
+        for argv in ([sys.executable, "-m", "venv", "--clear", str(venv)],
+                     [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", f"{package}=={version}"]):  # fmt: skip
+            done = subprocess.run(argv, capture_output=True, timeout=900, check=False)
+            if done.returncode != 0:
+                raise RuntimeError(
+                    f"{' '.join(argv[:5])} failed:\n{done.stderr.decode(errors='replace')[-3000:]}"
+                )
+        (target / ".complete").touch()
+    return venv / "bin"
