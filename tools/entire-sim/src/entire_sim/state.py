@@ -16,12 +16,12 @@ Layout under the state directory:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from entire_core import locks
 from entire_core.fsutil import atomic_write
 
 
@@ -34,13 +34,8 @@ class State:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the state directory's lock (agents may fire hooks concurrently)."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "a+b") as f:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+        with locks.exclusive(str(self.root / ".lock"), wait=60):
+            yield
 
     def _read(self, path: Path) -> dict[str, Any] | None:
         try:
