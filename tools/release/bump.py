@@ -11,8 +11,9 @@ and adds a dated section with the release notes to CHANGELOG.md. Only the charac
 change: the files are never re-serialized, so comments and layout stay as they are.
 
 ``--check`` exits 1 with one line per problem when anything disagrees: a version, a ``__version__``, a
-core requirement's range, a member missing from (or stale in) uv.lock, or a CHANGELOG.md without a
-section for the version. CI runs it. Standard library only.
+core requirement's range, a member missing from (or stale in) uv.lock, a member the root pyproject.toml
+does not depend on (a plain ``uv run`` would not install it), or a CHANGELOG.md without a section for
+the version. CI runs it. Standard library only.
 """
 
 from __future__ import annotations
@@ -141,9 +142,23 @@ def check(root: Path) -> list[str]:
                 )
         if member.agents and not core_requirements:
             problems.append(f"{where}: agent package {member.name} has no requirement on {CORE}")
+    problems += _check_root_dependencies(root, found)
     problems += _check_lock(root, found)
     problems += _check_changelog(root, expected)
     return problems
+
+
+def _check_root_dependencies(root: Path, found: list[Member]) -> list[str]:
+    """The root depends on every member, so ``uv run`` in a fresh clone has them all (the README's demo)."""
+    project = load_toml(root / "pyproject.toml").get("project", {})
+    requirements = project.get("dependencies", []) if isinstance(project, dict) else []
+    listed = {normalize(m["name"]) for r in requirements if (m := REQUIREMENT_RE.match(str(r)))}
+    return [
+        f"pyproject.toml: workspace member {member.name} is not in the root's dependencies "
+        "(a plain `uv run` would not install it)"
+        for member in found
+        if member.name not in listed
+    ]
 
 
 def _check_dunder(member: Member, expected: str) -> list[str]:

@@ -106,6 +106,13 @@ SKEWS: dict[str, tuple[Callable[[Path], None], list[str]]] = {
             "packages/agent-alpha/pyproject.toml: agent package entire-agent-alpha has no requirement on entire-core"
         ],
     ),
+    "member missing from the root's dependencies": (
+        lambda r: edit(r, "pyproject.toml", ' "entire-agent-beta",', ""),
+        [
+            "pyproject.toml: workspace member entire-agent-beta is not in the root's dependencies "
+            "(a plain `uv run` would not install it)"
+        ],
+    ),
     "member missing from the lock": (
         lambda r: _drop_locked_package(r, "entire-agent-beta"),
         ["uv.lock: workspace member entire-agent-beta is missing (run uv lock)"],
