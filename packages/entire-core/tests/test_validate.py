@@ -34,6 +34,12 @@ def test_good_tool_ids(value: str) -> None:
 def test_bad_tool_ids(value: str) -> None:
     with pytest.raises(InvalidInput, match="subagent_id"):
         validate.tool_id(value, "subagent_id")
+    assert not validate.is_tool_id(value)
+
+
+def test_is_tool_id_wants_a_non_empty_id_tool_id_accepts() -> None:
+    assert validate.is_tool_id("toolu_01-X") and validate.is_tool_id("x" * 255)
+    assert not validate.is_tool_id("")
 
 
 def test_path_within(tmp_path: Path) -> None:

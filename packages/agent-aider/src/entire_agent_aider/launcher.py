@@ -64,22 +64,11 @@ class Tail(threading.Thread):
         self.stop = threading.Event()
 
     def run(self) -> None:
+        from entire_core.offsets import read_lines
+
         while not self.stop.wait(POLL_SECONDS):
-            try:
-                size = os.path.getsize(self.history)
-            except OSError:
-                continue
-            if size <= self.position:
-                self.position = min(self.position, size)
-                continue
-            with open(self.history, "rb") as f:
-                f.seek(self.position)
-                data = f.read(size - self.position)
-            end = data.rfind(b"\n") + 1
-            if not end:
-                continue
-            self.position += end
-            if any(line.startswith(b"####") for line in data[:end].split(b"\n")):
+            lines, self.position = read_lines(self.history, self.position)
+            if any(line.startswith(b"####") for line in lines):
                 self.deliver("turn-start")
 
 

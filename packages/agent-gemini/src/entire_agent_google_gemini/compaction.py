@@ -39,24 +39,18 @@ def _save(state_file: str, transcript_path: str, offset: int, seen: list[str]) -
 
 def _scan(transcript_path: str, offset: int) -> tuple[list[str], int] | None:
     """Snapshot ids in the complete lines after byte ``offset`` and the new offset; None if no file."""
-    try:
-        f = open(transcript_path, "rb")  # noqa: SIM115 - closed below
-    except OSError:
+    from entire_core.offsets import read_lines
+
+    if not os.path.isfile(transcript_path):
         return None
-    with f:
-        size = os.fstat(f.fileno()).st_size
-        if offset > size:  # replaced or recreated: scan it all again
-            offset = 0
-        f.seek(offset)
-        chunk = f.read(size - offset)
-    end = chunk.rfind(b"\n") + 1
-    chunk = chunk[:end]
-    if SNAPSHOT_TAG.encode() not in chunk:
-        return [], offset + end
+    lines, end = read_lines(transcript_path, offset, restart=True)  # replaced or rewritten: all again
+    tag = SNAPSHOT_TAG.encode()
+    tagged = [line for line in lines if tag in line]
+    if not tagged:
+        return [], end
     from entire_agent_google_gemini import transcript
 
-    lines = [line for line in chunk.split(b"\n") if SNAPSHOT_TAG.encode() in line]
-    return transcript.snapshot_ids(transcript.parse(b"\n".join(lines) + b"\n").records()), offset + end
+    return transcript.snapshot_ids(transcript.parse(b"\n".join(tagged) + b"\n").records()), end
 
 
 def compressed_since_last_check(repo_root: str, session_id: str, transcript_path: str) -> bool:

@@ -13,6 +13,7 @@ import os
 
 from entire_core.jsonvalues import obj
 from entire_core.types import Event, EventType
+from entire_core.validate import is_tool_id
 
 from entire_agent_google_gemini.transcript import SUBAGENT_TOOLS
 
@@ -123,10 +124,6 @@ def task_id(session_id: str, tool_input: dict[str, Any]) -> str:
     return "gemini-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def _safe_id(value: str) -> bool:
-    return 0 < len(value) <= 255 and all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
-
-
 def subagent_id(tool_response: object) -> str:
     """The subagent's session id from AfterTool's ``returnDisplay.recentActivity[].id`` (``<id>#<n>-<m>``)."""
     from entire_core.jsonvalues import objects as dicts
@@ -136,7 +133,7 @@ def subagent_id(tool_response: object) -> str:
         raw = item.get("id")
         if isinstance(raw, str) and "#" in raw:
             candidate = raw.split("#", 1)[0]
-            if _safe_id(candidate):
+            if is_tool_id(candidate):
                 return candidate
     return ""
 
@@ -174,6 +171,6 @@ def _find_subagent(ref: str, session_id: str, task: str) -> str:
             continue
         messages = transcript.parse(head).messages()
         matches = bool(messages) and transcript.prompt_of(messages[0]) == task.strip()
-        if matches and _safe_id(name[:-6]) and (newest is None or mtime > newest[0]):
+        if matches and is_tool_id(name[:-6]) and (newest is None or mtime > newest[0]):
             newest = (mtime, name[:-6])
     return newest[1] if newest else ""

@@ -20,6 +20,7 @@ from entire_core.jsonvalues import array as items
 from entire_core.jsonvalues import obj
 from entire_core.jsonvalues import objects as dicts
 from entire_core.types import TokenUsage
+from entire_core.validate import is_tool_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -269,13 +270,9 @@ def subagent_ids(messages: Iterable[dict[str, Any]]) -> list[str]:
     for message in messages:
         for call in tool_calls(message):
             agent_id = call.get("agentId")
-            if call.get("name") in SUBAGENT_TOOLS and isinstance(agent_id, str) and _safe_id(agent_id):
+            if call.get("name") in SUBAGENT_TOOLS and isinstance(agent_id, str) and is_tool_id(agent_id):
                 ids[agent_id] = None
     return list(ids)
-
-
-def _safe_id(value: str) -> bool:
-    return 0 < len(value) <= 255 and all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
 
 
 def snapshot_ids(records: Iterable[object]) -> list[str]:

@@ -48,6 +48,11 @@ def tool_id(value: str, what: str = "tool_use_id") -> str:
     return value
 
 
+def is_tool_id(value: str) -> bool:
+    """Whether ``value`` is a non-empty id ``tool_id`` accepts: for picking ids out of transcripts."""
+    return 0 < len(value) <= _MAX_ID_LENGTH and _TOOL_ID_CHARS.issuperset(value)
+
+
 _MODEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/-")
 
 
