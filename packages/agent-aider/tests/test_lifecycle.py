@@ -136,3 +136,16 @@ def test_replaced_history_file_starts_over(tmp_path: Path, history_bytes: bytes)
     repo.history.unlink()
     repo.history.write_bytes(history_bytes[:1471])
     assert [e[0] for e in repo.drain()] == [5, 1, 2, 3]
+
+
+def test_the_resume_command_names_the_sessions_slice_relative_to_the_repository(tmp_path: Path) -> None:
+    from entire_agent_aider import state
+    from entire_agent_aider.agent import AiderAgent
+
+    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)}, cwd=str(tmp_path))
+    command = agent.format_resume_command("aider-run-1")
+    assert (
+        command
+        == "aider --chat-history-file .entire/tmp/entire-agent-aider/aider-run-1.md --restore-chat-history"
+    )
+    assert os.path.join(tmp_path, command.split()[2]) == state.session_ref(str(tmp_path), "aider-run-1")

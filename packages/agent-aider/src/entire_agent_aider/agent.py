@@ -79,11 +79,9 @@ class AiderAgent(
     def format_resume_command(self, session_id: str) -> str:
         import shlex
 
-        from entire_core import validate
+        from entire_agent_aider import state
 
-        ref = os.path.join(
-            ".entire", "tmp", f"entire-agent-{self.name}", validate.session_id(session_id) + ".md"
-        )
+        ref = os.path.relpath(state.session_ref(self.repo_root, session_id), self.repo_root)
         return f"aider --chat-history-file {shlex.quote(ref)} --restore-chat-history"
 
     # -- hooks ----------------------------------------------------------------------------------------

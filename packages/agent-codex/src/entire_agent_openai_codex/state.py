@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-SCRATCH = os.path.join(".entire", "tmp", "entire-agent-openai-codex")
 PROGRAM = "entire-agent-openai-codex"
 
 
@@ -27,7 +26,9 @@ PROGRAM = "entire-agent-openai-codex"
 
 
 def _scratch(repo_root: str, name: str) -> str:
-    return os.path.join(repo_root, SCRATCH, name)
+    from entire_core import sessions
+
+    return os.path.join(sessions.default_session_dir(repo_root, "openai-codex"), name)
 
 
 def _turn_file(repo_root: str, ref: str) -> str:
