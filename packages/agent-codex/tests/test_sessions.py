@@ -36,29 +36,29 @@ def test_uuid7_ids_carry_their_creation_time() -> None:
     assert home.uuid7_time("01a22a67-c6ec-47d0-98ce-b28638e49364") is None  # a v4 id
 
 
-def test_resolve_session_file(agent: OpenAICodexAgent, tmp_path: Path) -> None:
-    sessions = agent.get_session_dir(str(agent.repo_root))
+def test_native_session_file_is_in_the_dated_tree(agent: OpenAICodexAgent, tmp_path: Path) -> None:
+    sessions = home.sessions_dir(agent.env)
     assert sessions == str(tmp_path / "codex" / "sessions")
     local = home.uuid7_time(CHILD)
     assert local is not None
     local = local.astimezone()
-    expected = Path(
-        sessions,
-        f"{local:%Y}",
-        f"{local:%m}",
-        f"{local:%d}",
-        f"rollout-{local:%Y-%m-%dT%H-%M-%S}-{CHILD}.jsonl",
-    )
-    assert agent.resolve_session_file(sessions, CHILD) == str(expected)
-    other = Path(
-        sessions, f"{local:%Y}", f"{local:%m}", f"{local:%d}", f"rollout-2000-01-01T00-00-00-{CHILD}.jsonl"
-    )
+    day = Path(sessions, f"{local:%Y}", f"{local:%m}", f"{local:%d}")
+    expected = day / f"rollout-{local:%Y-%m-%dT%H-%M-%S}-{CHILD}.jsonl"
+    assert agent.native_session_file(CHILD) == str(expected)
+    other = day / f"rollout-2000-01-01T00-00-00-{CHILD}.jsonl"
     other.parent.mkdir(parents=True)
     other.write_bytes(b"{}\n")
-    assert agent.resolve_session_file(sessions, CHILD) == str(other)  # an existing rollout wins
-    assert "plain-id" in agent.resolve_session_file(sessions, "plain-id")
+    assert agent.native_session_file(CHILD) == str(other)  # an existing rollout wins
+    assert "plain-id" in agent.native_session_file("plain-id")
     with pytest.raises(InvalidInput):
-        agent.resolve_session_file(sessions, "../x")
+        agent.native_session_file("../x")
+
+
+def test_the_cli_records_views_outside_the_repository(agent: OpenAICodexAgent, tmp_path: Path) -> None:
+    views = agent.get_session_dir(agent.repo_root)
+    assert views.startswith(str(tmp_path / "home" / ".local" / "state" / "entire-agent-openai-codex"))
+    assert not views.startswith(agent.repo_root)
+    assert agent.resolve_session_file(views, CHILD) == os.path.join(views, f"{CHILD}.jsonl")
 
 
 def session(agent: OpenAICodexAgent, ref: str, repo_path: str | None = None) -> AgentSession:
@@ -70,21 +70,23 @@ def session(agent: OpenAICodexAgent, ref: str, repo_path: str | None = None) -> 
 
 
 def test_write_session_restores_into_the_dated_tree(agent: OpenAICodexAgent, tmp_path: Path) -> None:
-    sessions = agent.get_session_dir(agent.repo_root)
-    target = agent.resolve_session_file(sessions, CHILD)
+    views = agent.get_session_dir(agent.repo_root)
+    target = agent.resolve_session_file(views, CHILD)
+    rollout = Path(agent.native_session_file(CHILD))
     agent.write_session(session(agent, target))
-    assert Path(target).read_bytes() == ROLLOUT_CHILD.read_bytes()
+    assert rollout.read_bytes() == ROLLOUT_CHILD.read_bytes()  # where `codex resume` looks
+    assert Path(target).read_bytes() == ROLLOUT_CHILD.read_bytes()  # and the view the CLI recorded
     # A path recorded on another machine: refused when the CLI names the repository (as its own
     # pre-flight does), restored where this machine's Codex looks when it does not.
-    foreign = f"/home/someone/.codex/sessions/2026/11/30/{ROLLOUT_CHILD.name}"
+    foreign = f"/home/someone/.local/state/entire-agent-openai-codex/views/x/{CHILD}.jsonl"
     with pytest.raises(InvalidInput, match="outside the session directory"):
         agent.write_session(session(agent, foreign))
-    os.remove(target)
+    os.remove(rollout)
     agent.write_session(session(agent, foreign, repo_path=""))
-    assert Path(target).read_bytes() == ROLLOUT_CHILD.read_bytes()
+    assert rollout.read_bytes() == ROLLOUT_CHILD.read_bytes()
     with pytest.raises(InvalidInput):
-        agent.write_session(session(agent, f"{sessions}/../escape.jsonl"))
-    assert not (tmp_path / "codex" / "escape.jsonl").exists()
+        agent.write_session(session(agent, f"{views}/../escape.jsonl"))
+    assert not Path(views).parent.joinpath("escape.jsonl").exists()
 
 
 def test_resume_command_and_detect(agent: OpenAICodexAgent) -> None:

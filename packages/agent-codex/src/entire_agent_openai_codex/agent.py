@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from entire_core.protocol import AgentSession
     from entire_core.types import CompactTranscript, Event, TokenUsage
+    from entire_core.views import ViewFormat
 
 
 class OpenAICodexAgent(
@@ -65,16 +66,16 @@ class OpenAICodexAgent(
         """Codex is in use here when the repository has project configuration (``.codex/``)."""
         return os.path.isdir(os.path.join(self.repo_root, ".codex"))
 
-    # -- sessions: rollouts live in Codex's own tree, where `codex resume <id>` finds them -------------
+    # -- sessions: the CLI records a bounded view; rollouts live in Codex's own tree ------------------
 
-    def get_session_dir(self, repo_path: str) -> str:
-        """``$CODEX_HOME/sessions``: rollouts are per user, not per repository."""
-        from entire_agent_openai_codex import home
+    def view_format(self) -> ViewFormat:
+        """Rollouts are viewed through ``compacted`` snapshots (``entire_agent_openai_codex.view``)."""
+        from entire_agent_openai_codex.view import CodexView
 
-        return home.sessions_dir(self.env)
+        return CodexView()
 
-    def resolve_session_file(self, session_dir: str, session_id: str) -> str:
-        """The session's existing rollout under ``session_dir``, else where Codex would have created it."""
+    def native_session_file(self, session_id: str) -> str:
+        """The session's rollout in ``$CODEX_HOME/sessions``, else where Codex would have created it."""
         from datetime import UTC, datetime
 
         from entire_core import validate
@@ -82,20 +83,21 @@ class OpenAICodexAgent(
         from entire_agent_openai_codex import home
 
         validate.session_id(session_id)
+        root = home.sessions_dir(self.env)
         for day in home.candidate_days(session_id):
-            found = home.match_in(os.path.join(session_dir, day), session_id)
+            found = home.match_in(os.path.join(root, day), session_id)
             if found:
                 return found
         created = home.uuid7_time(session_id) or datetime.now(UTC)
-        return home.rollout_path(session_dir, session_id, created)
+        return home.rollout_path(root, session_id, created)
 
-    def write_session(self, session: AgentSession) -> None:
-        """Restore a rollout verbatim where ``codex resume <id>`` finds it (the dated sessions tree)."""
-        from entire_core import fsutil, sessions
+    def restore_native(self, session: AgentSession) -> str:
+        """Write the rollout where ``codex resume <id>`` finds it (the dated sessions tree)."""
+        from entire_core import fsutil
 
-        target = sessions.restore_target(self, session)
-        if session.native_data is not None:
-            fsutil.atomic_write(target, session.native_data)
+        target = self.native_session_file(session.session_id)
+        fsutil.atomic_write(target, session.native_data or b"")
+        return target
 
     def format_resume_command(self, session_id: str) -> str:
         """``codex resume <id>``."""

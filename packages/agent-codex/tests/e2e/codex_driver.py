@@ -90,6 +90,9 @@ class SimulatorSeam:
         }
 
 
+VIEW_BUDGET = 64 * 1024
+
+
 def wait_for_port(port: int, server: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
     """Block until the scripted server accepts connections."""
     deadline = time.monotonic() + timeout
@@ -178,6 +181,8 @@ def main() -> int:
             "LANG": "C.UTF-8",
             "XDG_DATA_HOME": str(work / "xdg-data"),
             "TMPDIR": str(work / "tmp"),
+            # A small view budget, so that the CLI's view of session one is re-based mid-session.
+            "ENTIRE_VIEW_BUDGET": str(VIEW_BUDGET),
         }
         (work / "tmp").mkdir()
         sim = SimulatorSeam(repo, work / "sim", work / "bin", base_env)
@@ -219,13 +224,19 @@ def main() -> int:
         stored = sim.transcript(session_one)
         moved = Path(rollouts[0]).with_suffix(".moved")
         Path(rollouts[0]).rename(moved)
+        result["stored_one"] = stored.decode("utf-8", "replace")
         result["resume"] = sim.resume(session_one)
-        restored = Path(result["resume"]["session_ref"])
-        result["restored_path_is_original"] = str(restored) == rollouts[0]
-        result["restored_equals_checkpoint"] = restored.is_file() and restored.read_bytes() == stored
+        view = Path(result["resume"]["session_ref"])
+        restored = Path(rollouts[0])
+        result["resume_view_is_outside_repo"] = not view.is_relative_to(repo) and view.is_relative_to(home)
+        result["restored_path_is_original"] = restored.is_file()
+        result["restored_equals_checkpoint"] = restored.read_bytes() == stored and view.read_bytes() == stored
+        requests_before = len((work / "requests.jsonl").read_text(encoding="utf-8").splitlines())
         result["runs"]["after_restore"] = run(
             [*codex, "resume", session_one, PROMPT_AFTER_RESTORE], repo, env
         )
+        lines = (work / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+        result["requests_after_restore"] = lines[requests_before:]
 
         # Text generation through codex exec.
         result["generate"] = run(

@@ -152,10 +152,26 @@ def test_a_subagent_session(outcome: dict[str, Any]) -> None:
     assert turn["tokens"] == tokens(4500, 1500, 123, 3, sub=tokens(2250, 750, 81, 2))
 
 
+def test_the_view_is_rebased_mid_session_and_stays_in_budget(outcome: dict[str, Any]) -> None:
+    """With a 64 KiB budget, session one's view was re-based: its stored transcript starts with a snapshot."""
+    session = outcome["session_one"]
+    turns = checkpoints(outcome, session)
+    assert all(c["transcript_bytes"] <= driver.VIEW_BUDGET for c in outcome["checkpoints"])
+    assert all(not c["session_ref"].startswith(outcome["repo"]) for c in outcome["checkpoints"])
+    assert "entire-view:v1:" in outcome["stored_one"]
+    assert [c["turn_offset"] for c in turns] == sorted(c["turn_offset"] for c in turns)  # positions only grow
+    assert outcome["violations"] == []
+
+
 def test_write_session_restores_where_codex_resume_finds_it(outcome: dict[str, Any]) -> None:
     session = outcome["session_one"]
     assert outcome["resume"]["command"] == f"codex resume {session}"
     assert outcome["restored_path_is_original"] and outcome["restored_equals_checkpoint"]
+    assert outcome["resume_view_is_outside_repo"]
+    # Codex resumed the re-based rollout with its effective history: the earlier turns' prompts.
+    [request, *_] = outcome["requests_after_restore"]
+    assert driver.PROMPT_AFTER_RESTORE in request
+    assert driver.PROMPT_ONE in request and driver.PROMPT_TWO in request
     assert outcome["runs"]["after_restore"]["code"] == 0
     third = checkpoints(outcome, session)[2]
     assert third["prompt"] == driver.PROMPT_AFTER_RESTORE

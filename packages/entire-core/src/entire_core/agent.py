@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from entire_core.protocol import AgentSession, HookInput
     from entire_core.types import CompactTranscript, Event, TokenUsage
+    from entire_core.views import ViewFormat
 
 MAX_TRANSCRIPT_BYTES = 10 * 1024 * 1024
 """The CLI caps a plugin's stdout at 10 MiB; a bigger transcript must fail clearly, not be cut."""
@@ -95,8 +96,23 @@ class Agent:
         """The session id of a hook input (``get-session-id``); legacy, unused by new CLIs."""
         return hook_input.session_id
 
+    def view_format(self) -> ViewFormat | None:
+        """How this agent's transcripts are viewed within the CLI's size limit (``entire_core.views``).
+
+        None (the default) hands the CLI the agent's files as they are.
+        """
+        return None
+
     def get_session_dir(self, repo_path: str) -> str:
-        """Where this agent's session files live for a repository (``get-session-dir``)."""
+        """Where the CLI's recorded transcripts live for a repository (``get-session-dir``).
+
+        With a view format that is the repository's view directory, outside the repository: the CLI
+        records the view as the transcript path, and restores only inside this directory.
+        """
+        if self.view_format() is not None:
+            from entire_core import views
+
+            return views.views_dir(self.env, self.name, repo_path or self.repo_root)
         from entire_core import sessions
 
         return sessions.default_session_dir(repo_path or self.repo_root, self.name)
@@ -114,10 +130,29 @@ class Agent:
         return sessions.read_session(self, hook_input)
 
     def write_session(self, session: AgentSession) -> None:
-        """Restore a session's native data where the agent will find it (``write-session``)."""
+        """Restore a session's native data where the agent will find it (``write-session``).
+
+        With a view format, the agent's own file is written by ``restore_native`` and the view is
+        made to match it, so the next turn goes on from the restored checkpoint.
+        """
         from entire_core import sessions
 
-        sessions.write_session(self, session)
+        fmt = self.view_format()
+        if fmt is None:
+            sessions.write_session(self, session)
+            return
+        from entire_core import views
+
+        target = sessions.restore_target(self, session)
+        if session.native_data is None:
+            return
+        native = self.restore_native(session)
+        with views.View(self, fmt, target) as view:
+            view.adopt(native, session.native_data)
+
+    def restore_native(self, session: AgentSession) -> str:
+        """Write ``session.native_data`` where the agent looks for the session; return that path."""
+        raise NotImplementedError
 
     def read_transcript(self, session_ref: str) -> bytes:
         """The transcript's bytes, exactly as stored (``read-transcript``)."""

@@ -40,7 +40,16 @@ def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, ob
         validate.session_id(event.session_id)
     validate.tool_id(event.tool_use_id, "tool_use_id")
     validate.tool_id(event.subagent_id, "subagent_id")
+    if event.session_ref and event.session_id and event.type in _SESSION_EVENTS and agent.view_format():
+        from entire_core import views
+
+        if not views.is_view_path(agent, event.session_ref):
+            event.session_ref = views.attach(agent, event.session_id, event.session_ref, event.type)
     return event.to_wire()
+
+
+_SESSION_EVENTS = frozenset([1, 2, 3, 4, 5])
+"""SessionStart to SessionEnd: events on the session's own transcript, which the CLI records (not a subagent's)."""
 
 
 def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:

@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
     from entire_core.cli import Flags
+    from entire_core.views import Frame
 
 
 def _offset(flags: Flags) -> int:
@@ -32,9 +33,42 @@ def _path(flags: Flags, name: str) -> str:
     return validate.external_path(flags.str_(name), f"--{name}")
 
 
+def _viewed(agent: Agent, flags: Flags, name: str) -> tuple[str, Frame]:
+    """The path flag, and the frame its positions are in: a view is brought up to date first."""
+    from entire_core import views
+
+    path = _path(flags, name)
+    if agent.view_format() is None:
+        return path, views.Frame()
+    view = views.refreshed(agent, path)
+    return path, view.frame() if view is not None else views.Frame()
+
+
+def _stdin_frame(agent: Agent, stdin: bytes) -> Frame:
+    """The frame of view bytes on stdin (no header, no translation, for an agent without views)."""
+    from entire_core import views
+
+    fmt = agent.view_format()
+    return views.frame_of(stdin, fmt.unit) if fmt is not None else views.Frame()
+
+
+def _subagents_dir(agent: Agent, flags: Flags) -> str:
+    """``--subagents-dir``: the CLI derives it from the view's directory; the agent's files are by the native one."""
+    subagents_dir = flags.str_("subagents-dir")
+    if not subagents_dir:
+        return ""
+    validate.external_path(subagents_dir, "--subagents-dir")
+    if agent.view_format() is None:
+        return subagents_dir
+    from entire_core import views
+
+    return views.native_subagents_dir(agent, subagents_dir)
+
+
 def read_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     """The transcript's exact bytes; over 10 MiB is an error, never a truncated answer."""
-    data = agent.read_transcript(_path(flags, "session-ref"))
+    path, _ = _viewed(agent, flags, "session-ref")
+    data = agent.read_transcript(path)
     if len(data) > MAX_TRANSCRIPT_BYTES:
         raise AgentError(
             f"transcript is {len(data)} bytes, over the Entire CLI's {MAX_TRANSCRIPT_BYTES}-byte answer limit"
@@ -64,57 +98,67 @@ def reassemble_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
 def get_transcript_position(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """The current end of the transcript; 0 when the file does not exist."""
     assert isinstance(agent, TranscriptAnalyzer)
-    return {"position": int(agent.get_transcript_position(_path(flags, "path")))}
+    path, frame = _viewed(agent, flags, "path")
+    return {"position": int(frame.position(agent.get_transcript_position(path)))}
 
 
 def extract_modified_files(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Files changed after ``--offset`` and the position read up to."""
     assert isinstance(agent, TranscriptAnalyzer)
-    files, position = agent.extract_modified_files(_path(flags, "path"), _offset(flags))
-    return {"files": list(files), "current_position": int(position)}
+    path, frame = _viewed(agent, flags, "path")
+    files, position = agent.extract_modified_files(path, frame.local(_offset(flags)))
+    return {"files": list(files), "current_position": int(frame.position(position))}
 
 
 def extract_prompts(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """User prompts after ``--offset``."""
     assert isinstance(agent, TranscriptAnalyzer)
-    return {"prompts": list(agent.extract_prompts(_path(flags, "session-ref"), _offset(flags)))}
+    path, frame = _viewed(agent, flags, "session-ref")
+    return {"prompts": list(agent.extract_prompts(path, frame.local(_offset(flags))))}
 
 
 def extract_summary(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """The last assistant message."""
     assert isinstance(agent, TranscriptAnalyzer)
-    summary = agent.extract_summary(_path(flags, "session-ref")) or ""
+    summary = agent.extract_summary(_viewed(agent, flags, "session-ref")[0]) or ""
     return {"summary": summary, "has_summary": bool(summary)}
 
 
 def prepare_transcript(agent: Agent, flags: Flags, stdin: bytes) -> None:
     """Make the transcript complete before the CLI reads it."""
     assert isinstance(agent, TranscriptPreparer)
-    agent.prepare_transcript(_path(flags, "session-ref"))
+    path = _path(flags, "session-ref")
+    if agent.view_format() is None:
+        agent.prepare_transcript(path)
+        return
+    from entire_core import views
+
+    # The agent flushes its own file; then the view takes in what that brought.
+    native = views.native_of(agent, path)
+    try:
+        agent.prepare_transcript(native)
+    finally:
+        views.refreshed(agent, path)
 
 
 def calculate_tokens(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Token usage of the transcript on stdin after ``--offset``."""
     assert isinstance(agent, TokenCalculator)
-    return agent.calculate_tokens(stdin, _offset(flags)).to_wire()
+    return agent.calculate_tokens(stdin, _stdin_frame(agent, stdin).local(_offset(flags))).to_wire()
 
 
 def extract_all_modified_files(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Files changed after ``--offset`` by the session and its subagents."""
     assert isinstance(agent, SubagentAwareExtractor)
-    subagents_dir = flags.str_("subagents-dir")
-    if subagents_dir:
-        validate.external_path(subagents_dir, "--subagents-dir")
-    return {"files": list(agent.extract_all_modified_files(stdin, _offset(flags), subagents_dir))}
+    offset = _stdin_frame(agent, stdin).local(_offset(flags))
+    return {"files": list(agent.extract_all_modified_files(stdin, offset, _subagents_dir(agent, flags)))}
 
 
 def calculate_total_tokens(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Token usage after ``--offset`` with subagent usage nested."""
     assert isinstance(agent, SubagentAwareExtractor)
-    subagents_dir = flags.str_("subagents-dir")
-    if subagents_dir:
-        validate.external_path(subagents_dir, "--subagents-dir")
-    return agent.calculate_total_tokens(stdin, _offset(flags), subagents_dir).to_wire()
+    offset = _stdin_frame(agent, stdin).local(_offset(flags))
+    return agent.calculate_total_tokens(stdin, offset, _subagents_dir(agent, flags)).to_wire()
 
 
 def compact_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
@@ -122,7 +166,7 @@ def compact_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     assert isinstance(agent, TranscriptCompactor)
     from entire_core.protocol import CompactAsset, CompactTranscriptResponse
 
-    result = agent.compact_transcript(_path(flags, "session-ref"))
+    result = agent.compact_transcript(_viewed(agent, flags, "session-ref")[0])
     if not result.transcript.strip():
         raise AgentError("the session has nothing to compact yet")
     response = CompactTranscriptResponse(

@@ -1,0 +1,809 @@
+"""Bounded transcript views: what the Entire CLI sees of a session, whatever the size of the agent's file.
+
+The CLI refuses any answer over 10 MiB, and ``read-transcript`` must print the whole transcript, so a
+session past that size would get no checkpoint ever again. Instead of the agent's native file the CLI
+is handed a *view*: a file in the agent's own format, kept beside the plugin's other state (outside
+the repository), that never grows past a budget (``ENTIRE_VIEW_BUDGET``, 8 MiB by default).
+
+- The view is brought up to date incrementally: each call reads only the native bytes written since
+  the last one. The native file is only ever read.
+- A record larger than the per-record budget (``ENTIRE_VIEW_RECORD_BUDGET``) is shortened as it is
+  copied, by the agent, with a visible marker that says what was cut.
+- At a turn boundary, a view holding more than half its budget is *re-based*: what earlier
+  checkpoints already stored is replaced by the agent's own snapshot of the conversation's effective
+  history (Codex's ``compacted`` record, Gemini's ``$set.messages`` checkpoint). Within a turn the
+  view only grows, so a position taken at TurnStart still holds at TurnEnd. A turn too large for the
+  budget on its own has its largest records shortened, largest first.
+
+Positions stay monotonic across re-bases. A view's header (the snapshot records) ends with a *tag*,
+``entire-view:v1:<base>:<crc>``, that the agent writes into the last header record; ``base`` is the
+position at which the header's body starts. A view position is ``base + (local - head)``, where
+``head`` is the header's length and ``local`` the agent's own position in the view file (bytes or
+lines, the agent's unit). The tag travels with the bytes, so the bytes on ``calculate-tokens``' stdin
+and a view restored by ``write-session`` on another machine carry their own frame. A file without a
+tag has ``base = head = 0``: positions are the agent's own.
+
+An agent supplies a ``ViewFormat``: how to write its snapshot and how to shorten a record. Core does
+the rest: location, locking, the incremental copy, budgets, re-base scheduling and positions.
+
+Crash safety: the view's metadata (``.meta/<key>.json``) is the commit point. An append that was not
+committed is cut off again; a rewritten view is prepared as ``<view>.next``, the metadata names it,
+and only then is it renamed into place, so a process killed anywhere leaves a view that the next
+call repairs. Concurrent hooks are serialised by ``.meta/<key>.lock``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+    from typing import Any, ClassVar
+
+    from entire_core.agent import Agent
+
+BUDGET_ENV = "ENTIRE_VIEW_BUDGET"
+RECORD_BUDGET_ENV = "ENTIRE_VIEW_RECORD_BUDGET"
+DEFAULT_BUDGET = 8 << 20
+"""Under the CLI's 10 MiB answer limit, with room for the records a turn appends after a sync."""
+DEFAULT_RECORD_BUDGET = 1 << 20
+MIN_BUDGET = 4 << 10
+REBASE_AT = 2
+"""At a turn boundary, a view holding more than ``budget // REBASE_AT`` bytes is re-based."""
+SHRINK_TO = 2 << 10
+"""What a record is shortened to when a turn alone does not fit the budget."""
+KEEP_SECONDS = 14 * 24 * 3600
+"""Views untouched this long belong to sessions long over and are removed."""
+TAG_PREFIX = b"entire-view:v1:"
+TAG_LINES = 8
+"""The tag is looked for in the first lines only: a header is a few records long."""
+_BLOCK = 1 << 20
+_FLUSH = 4 << 20
+BYTES, LINES = "bytes", "lines"
+
+
+class ViewFormat:
+    """What an agent tells core about its transcript format: a snapshot and a way to shorten."""
+
+    unit: ClassVar[str] = BYTES
+    """The agent's position unit: ``"bytes"`` (offsets after a complete line) or ``"lines"``."""
+
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+        """Header records (complete lines without their newline) restating ``path[:end]``.
+
+        The first record must be the file's own first line (its session header). ``tag`` must appear,
+        verbatim and once, in the last record. The records together should stay under ``limit``
+        bytes: shorten what they restate if needed. ``end`` is a byte offset at a line start.
+        """
+        raise NotImplementedError
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        """``record`` cut to at most about ``limit`` bytes with a visible marker, or None when it may not be cut.
+
+        Prompts, file changes, token counters, summaries and subagent links are never cut.
+        """
+        raise NotImplementedError
+
+    def accepts(self, native: str) -> bool:
+        """Whether ``native`` can be viewed (a file in another format is handed to the CLI as it is)."""
+        return True
+
+
+class Budget:
+    """The view's byte budget and the per-record budget, from the environment."""
+
+    __slots__ = ("record", "total")
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.total = max(MIN_BUDGET, _env_int(env, BUDGET_ENV, DEFAULT_BUDGET))
+        self.record = max(
+            MIN_BUDGET // 4, _env_int(env, RECORD_BUDGET_ENV, min(DEFAULT_RECORD_BUDGET, self.total // 8))
+        )
+
+
+def _env_int(env: Mapping[str, str], name: str, default: int) -> int:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        from entire_core.errors import InvalidInput
+
+        raise InvalidInput(f"{name} must be a number of bytes, got {value!r}") from None
+    return number if number > 0 else default
+
+
+# -- frames: from view positions to the agent's own, and back -------------------------------------------
+
+
+class Frame:
+    """Where a view's body starts: its ``base`` position and its header length (bytes and units)."""
+
+    __slots__ = ("base", "head_bytes", "head_units")
+
+    def __init__(self, base: int = 0, head_bytes: int = 0, head_units: int = 0) -> None:
+        self.base = base
+        self.head_bytes = head_bytes
+        self.head_units = head_units
+
+    def local(self, position: int) -> int:
+        """The agent's own position in the view file for a view position (an older one: the body's start)."""
+        if position <= self.base:
+            return self.head_units
+        return self.head_units + (position - self.base)
+
+    def position(self, local: int) -> int:
+        """The view position of the agent's own position ``local``."""
+        return self.base + max(0, local - self.head_units)
+
+
+def make_tag(base: int, first_line: bytes) -> str:
+    """The tag a header ends with: its base position, tied to the file's first line by a checksum."""
+    import zlib
+
+    return f"{TAG_PREFIX.decode()}{base}:{zlib.crc32(first_line) & 0xFFFFFFFF:08x}"
+
+
+def frame_of(data: bytes, unit: str) -> Frame:
+    """The frame of view bytes (the stdin of ``calculate-tokens``); no tag means no header."""
+    import zlib
+
+    first_end = data.find(b"\n")
+    first = data if first_end < 0 else data[:first_end]
+    position = 0
+    for _ in range(TAG_LINES):
+        end = data.find(b"\n", position)
+        if end < 0:
+            return Frame()
+        line = data[position:end]
+        at = line.find(TAG_PREFIX)
+        if at >= 0:
+            base, _, check = line[at + len(TAG_PREFIX) : at + len(TAG_PREFIX) + 29].partition(b":")
+            if base.isdigit() and check[:8] == b"%08x" % (zlib.crc32(first.removesuffix(b"\r")) & 0xFFFFFFFF):
+                head = end + 1
+                units = head if unit == BYTES else data.count(b"\n", 0, head)
+                return Frame(int(base), head, units)
+        position = end + 1
+    return Frame()
+
+
+def frame_of_file(path: str, unit: str) -> Frame:
+    """The frame of a view file, reading only its first lines."""
+    try:
+        with open(path, "rb") as f:
+            lines = [f.readline() for _ in range(TAG_LINES)]
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return Frame()
+    return frame_of(b"".join(lines), unit)
+
+
+# -- shortening records -----------------------------------------------------------------------------------
+
+MARKER = (
+    "[entire: {cut} of {total} bytes cut here to keep the transcript within the Entire CLI's 10 MiB limit]"
+)
+MIN_KEEP = 256
+
+
+def cut_text(text: str, keep: int) -> str:
+    """``text`` shortened to about ``keep`` characters: its start and its end, with a marker between."""
+    keep = max(MIN_KEEP, keep)
+    if len(text) <= keep:
+        return text
+    head = keep * 3 // 4
+    tail = keep - head
+    removed = text[head : len(text) - tail]
+    cut = len(removed.encode("utf-8", "surrogatepass"))
+    total = len(text.encode("utf-8", "surrogatepass"))
+    return f"{text[:head]}\n{MARKER.format(cut=cut, total=total)}\n{text[len(text) - tail :]}"
+
+
+Path = tuple["str | int", ...]
+
+
+def shorten_json(record: bytes, limit: int, protected: Callable[[Path], bool]) -> bytes | None:
+    """A JSON record with its largest unprotected strings cut (``cut_text``) until it fits ``limit``.
+
+    ``protected(path)`` names the strings that must stay whole (a prompt, a patch); ``path`` holds the
+    keys and list indexes from the record's root. None when the record is not JSON or nothing shrinks.
+    """
+    import json
+
+    try:
+        value = json.loads(record)
+    except (ValueError, RecursionError):
+        return None
+    leaves: list[tuple[int, Any, str | int, Path]] = []
+
+    def walk(node: Any, path: Path) -> None:
+        from typing import cast
+
+        if isinstance(node, dict):
+            pairs = list(cast("dict[Any, Any]", node).items())
+        elif isinstance(node, list):
+            pairs = list(enumerate(cast("list[Any]", node)))
+        else:
+            return
+        for key, child in pairs:
+            where: Path = (*path, key)
+            if isinstance(child, str):
+                if len(child) > MIN_KEEP and not protected(where):
+                    leaves.append((len(child), cast("Any", node), key, where))
+            else:
+                walk(child, where)
+
+    walk(value, ())
+    over = len(record) - limit
+    changed = False
+    for length, node, key, _ in sorted(leaves, key=lambda leaf: leaf[0], reverse=True):
+        if over <= 0:
+            break
+        short = cut_text(node[key], length - over)
+        if len(short) < length:
+            node[key] = short
+            over -= length - len(short)
+            changed = True
+    if not changed:
+        return None
+    out = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return out if len(out) < len(record) else None
+
+
+# -- where views live -----------------------------------------------------------------------------------
+
+
+def state_dir(env: Mapping[str, str], agent_name: str) -> str:
+    """The plugin's state directory: ``$XDG_STATE_HOME/entire-agent-<name>`` (``%LOCALAPPDATA%`` on Windows)."""
+    base = env.get("XDG_STATE_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = env.get("LOCALAPPDATA", "") if sys.platform == "win32" else ""
+    if not base or not os.path.isabs(base):
+        from entire_core.paths import home_dir
+
+        base = os.path.join(home_dir(env), ".local", "state")
+    return os.path.join(base, f"entire-agent-{agent_name}")
+
+
+def views_dir(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
+    """The directory of one repository's views (``get-session-dir``): outside the repository."""
+    import hashlib
+
+    real = os.path.normcase(os.path.realpath(repo_root))
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(real))[:40]
+    return os.path.join(state_dir(env, agent_name), "views", f"{name}-{digest}")
+
+
+def is_view_path(agent: Agent, path: str) -> bool:
+    """True when ``path`` names a file in one of this plugin's view directories."""
+    root = os.path.join(state_dir(agent.env, agent.name), "views")
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    return os.path.normcase(parent) == os.path.normcase(os.path.abspath(root))
+
+
+def format_of(agent: Agent) -> ViewFormat | None:
+    """The agent's view format, or None when it keeps no views."""
+    return agent.view_format()
+
+
+# -- the view -------------------------------------------------------------------------------------------
+
+
+class View:
+    """One session's view file and its metadata. Use as ``with View(...) as view:`` (holds the lock)."""
+
+    def __init__(self, agent: Agent, fmt: ViewFormat, path: str) -> None:
+        self.agent = agent
+        self.fmt = fmt
+        self.path = path
+        directory, name = os.path.split(path)
+        key = name[: -len(agent.session_file_suffix)] if name.endswith(agent.session_file_suffix) else name
+        self.meta_path = os.path.join(directory, ".meta", key + ".json")
+        self.next_path = path + ".next"
+        self.budget = Budget(agent.env)
+        self.meta: dict[str, Any] = {}
+        self._lock: Any = None
+
+    @classmethod
+    def for_session(cls, agent: Agent, fmt: ViewFormat, session_id: str) -> View:
+        from entire_core import validate
+
+        directory = views_dir(agent.env, agent.name, agent.repo_root)
+        return cls(
+            agent, fmt, os.path.join(directory, validate.session_id(session_id) + agent.session_file_suffix)
+        )
+
+    def __enter__(self) -> View:
+        from entire_core import locks
+
+        self._lock = locks.exclusive(self.meta_path[: -len(".json")] + ".lock")
+        self._lock.__enter__()
+        self.meta = self._load()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.__exit__(*exc)
+
+    # -- metadata ----------------------------------------------------------------------------------------
+
+    def _load(self) -> dict[str, Any]:
+        import json
+
+        from entire_core import jsonvalues
+
+        try:
+            with open(self.meta_path, "rb") as f:
+                meta = jsonvalues.obj(json.loads(f.read()))
+        except (OSError, ValueError):
+            return {}
+        return meta if meta.get("v") == 1 else {}
+
+    def _save(self) -> None:
+        import json
+        import time
+
+        from entire_core import fsutil
+
+        self.meta["v"] = 1
+        self.meta["touched"] = int(time.time())
+        fsutil.atomic_write(self.meta_path, json.dumps(self.meta, separators=(",", ":")).encode("utf-8"))
+
+    @property
+    def exists(self) -> bool:
+        return bool(self.meta)
+
+    @property
+    def native(self) -> str:
+        return str(self.meta.get("native") or "")
+
+    def frame(self) -> Frame:
+        m = self.meta
+        if not m:
+            return frame_of_file(self.path, self.fmt.unit)
+        return Frame(int(m["base"]), int(m["head_bytes"]), int(m["head_units"]))
+
+    def end(self) -> int:
+        """The view position of the view's end."""
+        return self.frame().position(int(self.meta.get("view_units", 0)))
+
+    # -- keeping the view consistent -------------------------------------------------------------------
+
+    def _recover(self) -> bool:
+        """Repair what a killed process left; False when only a rebuild can help."""
+        m = self.meta
+        want = m.get("view_id")
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
+        if st is None or [st.st_dev, st.st_ino] != want:
+            try:
+                nxt = os.stat(self.next_path)
+            except FileNotFoundError:
+                return False
+            if [nxt.st_dev, nxt.st_ino] != want:
+                return False
+            os.replace(self.next_path, self.path)
+            st = os.stat(self.path)
+        size = int(m.get("view_size", 0))
+        if st.st_size < size:
+            return False
+        if st.st_size > size:  # an append that was never committed
+            with open(self.path, "r+b") as f:
+                f.truncate(size)
+        return True
+
+    def sync(self, native: str | None = None, *, start: int = 0, upto: int | None = None) -> None:
+        """Bring the view up to date with ``native`` (the recorded native file when None).
+
+        ``start`` is where the session begins in the native file and ``upto`` where to stop (the
+        default: its last complete line); a view kept ``upto`` a point does not follow the file later.
+        """
+        from entire_core import offsets
+
+        m = self.meta
+        if native is None:
+            if not m or not m.get("follow", True):
+                return
+            native = self.native
+        native = os.path.abspath(native)
+        if m and not self._recover():
+            self._rebuild(native, start, upto, reason="repair")
+            return
+        if not m or m.get("native") != native or int(m.get("native_start", 0)) != start:
+            self._rebuild(native, start, upto, reason="new")
+            return
+        try:
+            st = os.stat(native)
+        except FileNotFoundError:
+            return  # the agent may not have written it yet, or deleted it: keep what we have
+        consumed = int(m["native_end"])
+        if (
+            [st.st_dev, st.st_ino] != m.get("native_id")
+            or st.st_size < consumed
+            or not _at_line_start(native, consumed)
+        ):
+            self._rebuild(native, start, upto, reason="replaced")
+            return
+        end = offsets.complete_end(native) if upto is None else min(upto, st.st_size)
+        if end <= consumed and m.get("follow", True) == (upto is None):
+            return
+        m["follow"] = upto is None
+        if end > consumed:
+            self._append(native, consumed, end)
+        self._fit()
+        self._save()
+
+    def _rebuild(self, native: str, start: int, upto: int | None, *, reason: str) -> None:
+        """Make the view anew from ``native``: a snapshot of what no longer fits, then the recent tail.
+
+        Positions go on from where the old view ended, so the CLI's stored positions stay comparable.
+        """
+        from entire_core import offsets
+
+        old_end = self.end() if self.meta else 0
+        m: dict[str, Any] = {"native": native, "native_start": start, "follow": upto is None, "turn": -1}
+        self.meta = m
+        st: os.stat_result | None
+        try:
+            st = os.stat(native)
+        except FileNotFoundError:
+            st = None
+        end = 0 if st is None else (offsets.complete_end(native) if upto is None else min(upto, st.st_size))
+        if st is not None and end > start and not self.fmt.accepts(native):
+            st, end = None, start
+        m["native_id"] = [st.st_dev, st.st_ino] if st is not None else None
+        cut = start
+        if end - start > self.budget.total // REBASE_AT:
+            cut = _line_start_before(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
+        first = _first_line(native, start) if st is not None and (cut > start or old_end > 0) else None
+        header: list[bytes] = []
+        base = 0
+        if first is not None:
+            # The header restates the session's first line: the body starts after it.
+            cut = max(cut, start + len(first) + 1)
+            before = _units_between(native, start, cut, self.fmt.unit)
+            base = max(old_end, before)
+            header = self._snapshot(native, cut, base, first)
+        else:
+            cut = start
+        head = b"".join(line + b"\n" for line in header)
+        head_units = len(head) if self.fmt.unit == BYTES else len(header)
+        m.update(base=base, head_bytes=len(head), head_units=head_units, native_end=cut)
+        self._write_whole(head, head_units)
+        if end > cut:
+            self._append(native, cut, end)
+        self._fit()
+        self._save()
+        if reason == "new":
+            self._sweep()
+
+    def _snapshot(self, path: str, end: int, base: int, first: bytes) -> list[bytes]:
+        tag = make_tag(base, first)
+        header = self.fmt.snapshot(path, end, tag, self.budget.total // REBASE_AT)
+        if not header or header[0] != first or tag.encode() not in header[-1]:
+            from entire_core.errors import AgentError
+
+            raise AgentError(
+                f"{self.agent.name}: the view snapshot does not start with the session header and end with its tag"
+            )
+        return header
+
+    def _write_whole(self, data: bytes, units: int) -> None:
+        """Replace the view with ``data`` through ``<view>.next``, committing through the metadata."""
+        from entire_core import fsutil
+
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fsutil.remove_file(self.next_path)
+        fd = os.open(self.next_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_units=units)
+        self._save()
+        os.replace(self.next_path, self.path)
+
+    def _append(self, native: str, begin: int, end: int) -> None:
+        """Copy native lines ``[begin, end)`` to the view, shortening oversized records, in bounded memory."""
+        m = self.meta
+        record_limit = self.budget.record
+        pending: list[bytes] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal size
+            if not pending:
+                return
+            data = b"".join(pending)
+            with open(self.path, "r+b") as f:
+                f.seek(int(m["view_size"]))
+                f.write(data)
+                f.truncate()
+            m["view_size"] = int(m["view_size"]) + len(data)
+            if self.fmt.unit == LINES:
+                m["view_units"] = int(m["view_units"]) + len(pending)
+            else:
+                m["view_units"] = m["view_size"]
+            pending.clear()
+            size = 0
+            self._save()
+            if int(m["view_size"]) > self.budget.total:
+                self._fit()
+
+        for line, stop in _complete_lines(native, begin, end):
+            if len(line) > record_limit + 1:
+                body = line[:-1].removesuffix(b"\r")
+                short = self.fmt.shorten(body, record_limit)
+                if short is not None and len(short) < len(body):
+                    line = short + b"\n"
+            pending.append(line)
+            size += len(line)
+            m["native_end"] = stop
+            if size >= _FLUSH:
+                flush()
+        flush()
+        m["native_end"] = max(int(m["native_end"]), begin)
+
+    # -- the budget ----------------------------------------------------------------------------------------
+
+    def turn_started(self) -> None:
+        """A turn starts: re-base when the view holds more than half its budget, then mark the turn."""
+        m = self.meta
+        if int(m.get("view_size", 0)) > self.budget.total // REBASE_AT:
+            self._rebase(int(m["view_size"]))
+        m["turn"] = int(m["view_size"])
+        self._save()
+
+    def _fit(self) -> None:
+        """Keep the view within its budget: re-base at the turn's start, then shorten the turn's largest records."""
+        m = self.meta
+        if int(m["view_size"]) <= self.budget.total:
+            return
+        turn = int(m.get("turn", -1))
+        if turn > int(m["head_bytes"]):
+            self._rebase(turn)
+        if int(m["view_size"]) > self.budget.total:
+            self._shrink()
+        if int(m["view_size"]) > self.budget.total:
+            # Not even shortening helps (a turn of countless small records): keep the newest part.
+            cut = _line_start_before(
+                self.path, max(int(m["head_bytes"]), int(m["view_size"]) - self.budget.total // REBASE_AT)
+            )
+            if cut > int(m["head_bytes"]):
+                self._rebase(cut)
+
+    def _rebase(self, cut: int) -> None:
+        """Replace the view's bytes before ``cut`` (a line start) with the agent's snapshot of them."""
+        m = self.meta
+        frame = self.frame()
+        with open(self.path, "rb") as f:
+            first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
+        local = cut if self.fmt.unit == BYTES else _units_between(self.path, 0, cut, LINES)
+        base = frame.position(local)
+        header = self._snapshot(self.path, cut, base, first)
+        head = b"".join(line + b"\n" for line in header)
+        with open(self.path, "rb") as f:
+            f.seek(cut)
+            body = f.read()
+        head_units = len(head) if self.fmt.unit == BYTES else len(header)
+        body_units = len(body) if self.fmt.unit == BYTES else body.count(b"\n")
+        turn = int(m.get("turn", -1))
+        m.update(base=base, head_bytes=len(head), head_units=head_units)
+        m["turn"] = len(head) + (turn - cut) if turn >= cut else -1
+        m["generation"] = int(m.get("generation", 0)) + 1
+        self._write_whole(head + body, head_units + body_units)
+
+    def _shrink(self) -> None:
+        """Shorten the largest records after the turn's start (or the header), largest first, until the view fits."""
+        m = self.meta
+        start = max(int(m["head_bytes"]), int(m.get("turn", -1)))
+        with open(self.path, "rb") as f:
+            data = f.read()
+        lines = data[start:].split(b"\n")
+        trailing = lines.pop()  # b"" after the last newline
+        over = len(data) - self.budget.total
+        order = sorted(range(len(lines)), key=lambda i: len(lines[i]), reverse=True)
+        for i in order:
+            if over <= 0 or len(lines[i]) <= SHRINK_TO:
+                break
+            short = self.fmt.shorten(lines[i], SHRINK_TO)
+            if short is not None and len(short) < len(lines[i]):
+                over -= len(lines[i]) - len(short)
+                lines[i] = short
+        body = b"\n".join([*lines, trailing])
+        new = data[:start] + body
+        if len(new) < len(data):
+            units = len(new) if self.fmt.unit == BYTES else int(m["view_units"])
+            self._write_whole(new, units)
+
+    # -- maintenance ------------------------------------------------------------------------------------
+
+    def _sweep(self) -> None:
+        """Remove views of sessions untouched for ``KEEP_SECONDS`` (best effort)."""
+        import time
+
+        from entire_core import fsutil
+
+        meta_dir = os.path.dirname(self.meta_path)
+        cutoff = time.time() - KEEP_SECONDS
+        try:
+            names = os.listdir(meta_dir)
+        except OSError:
+            return
+        for name in names:
+            if not name.endswith(".json") or os.path.join(meta_dir, name) == self.meta_path:
+                continue
+            meta = os.path.join(meta_dir, name)
+            try:
+                if os.stat(meta).st_mtime >= cutoff:
+                    continue
+                key = name[: -len(".json")]
+                view = os.path.join(os.path.dirname(meta_dir), key + self.agent.session_file_suffix)
+                for path in (view, view + ".next", meta, meta[: -len(".json")] + ".lock"):
+                    fsutil.remove_file(path)
+            except OSError:
+                continue
+
+    def adopt(self, native: str, data: bytes) -> None:
+        """After ``write-session``: the view holds ``data``, which was just written to ``native`` too."""
+        frame = frame_of(data, self.fmt.unit)
+        end = len(data)
+        try:
+            st = os.stat(native)
+            native_id: list[int] | None = [st.st_dev, st.st_ino]
+        except FileNotFoundError:
+            native_id = None
+        units = end if self.fmt.unit == BYTES else data.count(b"\n")
+        self.meta = {
+            # Bytes that do not end a line cannot be followed: the agent's next record would join them.
+            "native": os.path.abspath(native), "native_id": native_id, "native_start": 0,
+            "follow": data.endswith(b"\n") or not data,
+            "native_end": end, "turn": -1,
+            "base": frame.base, "head_bytes": frame.head_bytes, "head_units": frame.head_units,
+        }  # fmt: skip
+        self._write_whole(data, units)
+
+
+# -- reading native files ---------------------------------------------------------------------------------
+
+
+def _complete_lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, int]]:
+    """Each complete line of ``path`` in ``[begin, end)`` with its newline, and the offset after it."""
+    with open(path, "rb") as f:
+        f.seek(begin)
+        position, remaining, pending = begin, end - begin, b""
+        while remaining > 0:
+            block = f.read(min(_BLOCK, remaining))
+            if not block:
+                return
+            remaining -= len(block)
+            if pending:
+                block, pending = pending + block, b""
+            cut = 0
+            while True:
+                newline = block.find(b"\n", cut)
+                if newline < 0:
+                    pending = block[cut:]
+                    break
+                line = block[cut : newline + 1]
+                position += len(line)
+                yield line, position
+                cut = newline + 1
+
+
+def _at_line_start(path: str, offset: int) -> bool:
+    if offset == 0:
+        return True
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset - 1)
+            return f.read(1) == b"\n"
+    except OSError:
+        return False
+
+
+def _line_start_before(path: str, offset: int) -> int:
+    """The start of the line that holds byte ``offset`` (searching backwards)."""
+    with open(path, "rb") as f:
+        end = offset
+        while end > 0:
+            start = max(0, end - _BLOCK)
+            f.seek(start)
+            block = f.read(end - start)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                return start + newline + 1
+            end = start
+    return 0
+
+
+def _units_between(path: str, begin: int, end: int, unit: str) -> int:
+    if unit == BYTES:
+        return end - begin
+    count = 0
+    with open(path, "rb") as f:
+        f.seek(begin)
+        remaining = end - begin
+        while remaining > 0:
+            block = f.read(min(_BLOCK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            count += block.count(b"\n")
+    return count
+
+
+def _first_line(path: str, start: int) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            line = f.readline(1 << 26)
+    except OSError:
+        return None
+    if not line.endswith(b"\n"):
+        return None
+    return line[:-1].removesuffix(b"\r")
+
+
+# -- what the subcommands call ----------------------------------------------------------------------------
+
+
+def attach(
+    agent: Agent, session_id: str, native: str, kind: int, *, start: int = 0, upto: int | None = None
+) -> str:
+    """The view path to hand the CLI for a hook event on ``native``, brought up to date for it."""
+    from entire_core.types import EventType
+
+    fmt = format_of(agent)
+    if fmt is None or not native or not fmt.accepts(native):
+        return native
+    with View.for_session(agent, fmt, session_id) as view:
+        view.sync(native, start=start, upto=upto)
+        if kind == EventType.TURN_START:
+            view.turn_started()
+        return view.path
+
+
+def refreshed(agent: Agent, path: str) -> View | None:
+    """For a subcommand given a view path: the view, brought up to date (None for any other path)."""
+    fmt = format_of(agent)
+    if fmt is None or not is_view_path(agent, path):
+        return None
+    view = View(agent, fmt, path)
+    with view:
+        if view.exists:
+            view.sync()
+    return view
+
+
+def native_of(agent: Agent, path: str) -> str:
+    """The native file behind a view path (the path itself for anything else)."""
+    fmt = format_of(agent)
+    if fmt is None or not is_view_path(agent, path):
+        return path
+    view = View(agent, fmt, path)
+    meta = view._load()  # pyright: ignore[reportPrivateUsage]
+    return str(meta.get("native") or path)
+
+
+def native_subagents_dir(agent: Agent, subagents_dir: str) -> str:
+    """``<views>/<session>/subagents`` (what the CLI derives from a view) as ``<dir of native>/<session>/subagents``."""
+    norm = os.path.normpath(subagents_dir)
+    session_dir = os.path.dirname(norm) if os.path.basename(norm) == "subagents" else norm
+    view = os.path.join(
+        os.path.dirname(session_dir), os.path.basename(session_dir) + agent.session_file_suffix
+    )
+    if not is_view_path(agent, view):
+        return subagents_dir
+    native = native_of(agent, view)
+    if native == view:
+        return subagents_dir
+    return os.path.join(os.path.dirname(native), os.path.basename(session_dir), "subagents")
