@@ -156,8 +156,8 @@ def test_the_view_is_rebased_mid_session_and_stays_in_budget(outcome: dict[str, 
     """With a 64 KiB budget, session one's view was re-based: its stored transcript starts with a snapshot."""
     session = outcome["session_one"]
     turns = checkpoints(outcome, session)
-    assert all(c["transcript_bytes"] <= driver.VIEW_BUDGET for c in outcome["checkpoints"])
-    assert all(not c["session_ref"].startswith(outcome["repo"]) for c in outcome["checkpoints"])
+    assert all(c["transcript_bytes"] <= driver.VIEW_BUDGET for c in turns)
+    assert all(not c["session_ref"].startswith(outcome["repo"]) for c in turns)
     assert "entire-view:v1:" in outcome["stored_one"]
     assert [c["turn_offset"] for c in turns] == sorted(c["turn_offset"] for c in turns)  # positions only grow
     assert outcome["violations"] == []
