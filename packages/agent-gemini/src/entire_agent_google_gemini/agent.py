@@ -30,8 +30,12 @@ if TYPE_CHECKING:
 
     from entire_core.protocol import AgentSession
     from entire_core.types import CompactTranscript, Event, TokenUsage
+    from entire_core.views import ViewFormat
 
     from entire_agent_google_gemini.transcript import Chat
+
+_VIEWED_EVENTS = frozenset([1, 2, 3, 4, 5])
+"""SessionStart to SessionEnd: the events whose chat core hands the CLI as a view."""
 
 TESTED_VERSION = "0.61.0"
 """The Gemini CLI release the end-to-end tests run."""
@@ -76,32 +80,46 @@ class GeminiAgent(
     def detect(self) -> bool:
         return os.path.isdir(os.path.join(self.repo_root, ".gemini"))
 
-    def get_session_dir(self, repo_path: str) -> str:
+    def chats_dir(self, repo_path: str = "") -> str:
+        """Gemini's own chats directory for the repository, where ``gemini --resume`` looks."""
         from entire_agent_google_gemini import paths
 
         project_tmp, _ = paths.project_dir(self.gemini_home(), repo_path or self.repo_root)
         return os.path.join(project_tmp, "chats")
 
-    def resolve_session_file(self, session_dir: str, session_id: str) -> str:
+    # -- sessions: the CLI records a bounded view; chats live in Gemini's own tree ----------------------
+
+    def view_format(self) -> ViewFormat:
+        """JSONL chats are viewed through ``$set.messages`` checkpoints (``entire_agent_google_gemini.view``)."""
+        from entire_agent_google_gemini.view import GeminiView
+
+        return GeminiView()
+
+    def native_session_file(self, session_id: str) -> str:
+        """The session's chat file in Gemini's chats directory, else a new name ``gemini --resume`` lists."""
         from entire_core import validate
 
         from entire_agent_google_gemini import sessions
 
-        return sessions.session_file(session_dir, validate.session_id(session_id))
+        return sessions.session_file(self.chats_dir(), validate.session_id(session_id))
 
-    def write_session(self, session: AgentSession) -> None:
+    def restore_native(self, session: AgentSession) -> str:
+        """Write the chat where ``gemini --resume <id>`` finds it; Gemini adopts the project directory."""
         from entire_agent_google_gemini import sessions
 
-        sessions.restore(self, session)
+        return sessions.restore_native(self, session)
+
+    def _is_view(self, path: str) -> bool:
+        from entire_core import views
+
+        return views.is_view_path(self, path)
 
     def read_transcript(self, session_ref: str) -> bytes:
         from entire_core import validate
         from entire_core.agent import MAX_TRANSCRIPT_BYTES
         from entire_core.errors import AgentError
 
-        from entire_agent_google_gemini import sessionfile
-
-        data = sessionfile.read(validate.external_path(session_ref, "session_ref"), self.repo_root)
+        data = self._read(validate.external_path(session_ref, "session_ref"))
         if data is None:
             raise AgentError(f"transcript {session_ref} does not exist")
         if len(data) > MAX_TRANSCRIPT_BYTES:
@@ -111,15 +129,41 @@ class GeminiAgent(
             )
         return data
 
+    def _read(self, path: str) -> bytes | None:
+        """A view as it is (always a healthy chat), any other chat file repaired by ``sessionfile.read``."""
+        from entire_agent_google_gemini import sessionfile
+
+        if self._is_view(path):
+            try:
+                with open(path, "rb") as f:
+                    return f.read()
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                return None
+        return sessionfile.read(path, self.repo_root)
+
     def format_resume_command(self, session_id: str) -> str:
         return f"gemini --resume {session_id}"
 
     # -- hooks ----------------------------------------------------------------------------------------
 
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
+        """The event for a hook; a chat Gemini recreated without its history is put back first.
+
+        Core then hands the CLI the session's view of that chat (``entire_core.views``).
+        """
+        from entire_core.types import EventType
+
         from entire_agent_google_gemini import hooks
 
-        return hooks.to_event(hook, payload, self.repo_root)
+        event = hooks.to_event(hook, payload, self.repo_root)
+        if event is not None and event.session_ref and event.type in _VIEWED_EVENTS:
+            from entire_agent_google_gemini import repair
+
+            missing = event.type in (EventType.TURN_START, EventType.TURN_END)
+            repair.put_back(
+                self, repair.view_path(self, event.session_id), event.session_ref, missing=missing
+            )
+        return event
 
     def install_hooks(self, *, force: bool = False) -> int:
         from entire_agent_google_gemini import settings
@@ -145,9 +189,9 @@ class GeminiAgent(
     # -- transcripts ------------------------------------------------------------------------------------
 
     def _chat(self, path: str) -> Chat:
-        from entire_agent_google_gemini import sessionfile, transcript
+        from entire_agent_google_gemini import transcript
 
-        return transcript.parse(sessionfile.read(path, self.repo_root) or b"")
+        return transcript.parse(self._read(path) or b"")
 
     def _relative(self, files: list[str]) -> list[str]:
         from entire_agent_google_gemini import sessions
@@ -162,7 +206,7 @@ class GeminiAgent(
         """
         from entire_agent_google_gemini import sessionfile, transcript
 
-        lines = sessionfile.tail_lines(path, self.repo_root, offset)
+        lines = sessionfile.tail_lines(path, self.repo_root, offset, trusted=self._is_view(path))
         if lines is not None:
             return transcript.replay(transcript.decode(line) for line in lines), offset + len(lines)
         chat = self._chat(path)
@@ -171,7 +215,7 @@ class GeminiAgent(
     def get_transcript_position(self, path: str) -> int:
         from entire_agent_google_gemini import sessionfile
 
-        quick = sessionfile.quick_position(path, self.repo_root)
+        quick = sessionfile.quick_position(path, self.repo_root, trusted=self._is_view(path))
         return quick if quick is not None else self._chat(path).position
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
@@ -186,13 +230,24 @@ class GeminiAgent(
         return transcript.prompts(self._messages_after(session_ref, offset)[0])
 
     def extract_summary(self, session_ref: str) -> str | None:
+        """The last model text; in a re-based view with none since, the last one its checkpoint restates."""
         from entire_agent_google_gemini import transcript
 
-        return transcript.summary(self._chat(session_ref).messages()) or None
+        chat = self._chat(session_ref)
+        return transcript.summary(chat.messages()) or transcript.summary(chat.checkpoint()) or None
 
     def prepare_transcript(self, session_ref: str) -> None:
-        from entire_agent_google_gemini import sessionfile
+        """Make sure the chat file exists and is whole before the CLI reads the transcript.
 
+        A viewed chat is put back from its view when Gemini deleted or recreated it (``repair``); the
+        view itself is the copy kept of it. Any other chat is repaired by ``sessionfile.prepare``.
+        """
+        from entire_agent_google_gemini import repair, sessionfile
+
+        view = repair.view_following(self, session_ref)
+        if view is not None:
+            repair.put_back(self, view, session_ref, missing=True)
+            return
         sessionfile.prepare(session_ref, self.repo_root)
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:

@@ -149,12 +149,13 @@ def _plainly_healthy(path: str) -> bool:
     return head is not None and header_session(head) is not None and has_conversation(head)
 
 
-def quick_position(path: str, repo_root: str) -> int | None:
+def quick_position(path: str, repo_root: str, *, trusted: bool = False) -> int | None:
     """The line count of a healthy chat file, counted without parsing and remembered for ``tail_lines``.
 
     None when the file needs ``read``'s repairs (stray, recreated or legacy): the caller parses then.
+    A ``trusted`` file (a view, always a healthy chat) is counted as it is.
     """
-    if not repo_root or not _plainly_healthy(path):
+    if not repo_root or not (trusted or _plainly_healthy(path)):
         return None
     from entire_core import offsets
 
@@ -163,7 +164,7 @@ def quick_position(path: str, repo_root: str) -> int | None:
     return lines
 
 
-def tail_lines(path: str, repo_root: str, offset: int) -> list[bytes] | None:
+def tail_lines(path: str, repo_root: str, offset: int, *, trusted: bool = False) -> list[bytes] | None:
     """The complete lines after line ``offset``, read from where an earlier call saw that line end.
 
     A TurnStart remembers where its position falls, so the TurnEnd reads only the turn's bytes instead
@@ -173,7 +174,7 @@ def tail_lines(path: str, repo_root: str, offset: int) -> list[bytes] | None:
         return None
     positions = _positions(repo_root)
     byte = positions.byte_of(path, offset)
-    if byte is None or not _plainly_healthy(path):
+    if byte is None or not (trusted or _plainly_healthy(path)):
         return None
     try:
         with open(path, "rb") as f:

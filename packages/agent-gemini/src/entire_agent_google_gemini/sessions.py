@@ -39,25 +39,24 @@ def session_file(chats: str, session_id: str) -> str:
     return os.path.join(chats, f"{paths.SESSION_PREFIX}{minute}-{session_id}.jsonl")
 
 
-def restore(agent: GeminiAgent, session: AgentSession) -> None:
-    """Write a checkpoint's chat bytes where ``gemini --resume <id>`` finds them.
+def restore_native(agent: GeminiAgent, session: AgentSession) -> str:
+    """Write a checkpoint's chat bytes where ``gemini --resume <id>`` finds them; return that file.
 
-    The target is checked as the core does (inside Gemini's chats directory for the repository). When
-    Gemini has never seen the project, the slug directory gets the ``.project_root`` marker Gemini
-    itself writes, so its next start adopts that directory instead of claiming another.
+    The file is the session's existing chat in Gemini's chats directory for the repository, else a new
+    name Gemini lists. When Gemini has never seen the project, the slug directory gets the
+    ``.project_root`` marker Gemini itself writes, so its next start adopts that directory instead of
+    claiming another.
     """
-    from entire_core import fsutil
-    from entire_core import sessions as core_sessions
+    from entire_core import fsutil, validate
 
-    target = core_sessions.restore_target(agent, session)
-    if session.native_data is None:
-        return
-    fsutil.atomic_write(target, session.native_data)
     repo = session.repo_path or agent.repo_root
+    chats = agent.chats_dir(repo)
+    target = session_file(chats, validate.session_id(session.session_id))
+    fsutil.atomic_write(target, session.native_data or b"")
     project_tmp, owned = paths.project_dir(agent.gemini_home(), repo)
-    chats = os.path.dirname(os.path.abspath(target))
-    if not owned and os.path.normcase(chats) == os.path.normcase(os.path.join(project_tmp, "chats")):
+    if not owned:
         paths.claim(project_tmp, repo)
+    return target
 
 
 def repo_relative(files: Iterable[str], repo_root: str) -> list[str]:

@@ -66,6 +66,14 @@ class Chat:
         """The messages written after ``offset``, in first-write order, rewinds applied."""
         return replay(self.records(offset))
 
+    def checkpoint(self) -> list[dict[str, Any]]:
+        """The messages of the last ``$set.messages`` checkpoint (what a resume or a view restates)."""
+        for record in reversed(self.records()):
+            update = obj(obj(record).get("$set"))
+            if isinstance(update.get("messages"), list):
+                return list(dicts(update["messages"]))
+        return []
+
     def metadata(self) -> dict[str, Any]:
         """Session metadata: the headers and every ``$set`` merged in order (checkpoint lists left out)."""
         merged: dict[str, Any] = {}

@@ -1,0 +1,357 @@
+"""Gemini's side of the bounded transcript view (``entire_core.views``): its snapshot and its cuts.
+
+The snapshot is what Gemini itself writes when it resumes or compresses a chat: a ``{"$set":
+{"messages": [...]}}`` checkpoint, which ``loadConversationRecord`` takes in place of every message
+before it. It is built by replaying the records the way Gemini does (headers and ``$set`` merged
+into the metadata, messages upserted by id, a checkpoint replacing them all, ``$rewindTo`` cutting
+the tail), from the last checkpoint on, and it follows the chat's own first line (its header). The
+tag that carries the view's position frame is the ``$set`` key ``entireView``: Gemini merges it into
+the session's metadata and otherwise ignores it.
+
+Positions are line counts. A view copies the chat line for line, so a view position is the native
+line number of the same record.
+
+What may be cut: tool outputs (``functionResponse`` results, ``resultDisplay``), inline data (images
+become a short ``text/plain`` part that says what was cut) and thoughts. What never is: the user's
+prompts, the model's text (the summary), the arguments of the file-writing tools (paths and content),
+token counts, headers and subagent links (``agentId``).
+
+Pre-0.39 single-JSON chats are not viewed: the CLI gets those files as they are.
+"""
+
+from __future__ import annotations
+
+import json
+
+from entire_core import views
+from entire_core.jsonvalues import array as as_list
+from entire_core.jsonvalues import obj as as_dict
+
+from entire_agent_google_gemini.transcript import MODIFYING_TOOLS, SUBAGENT_TOOLS, prompt_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+TAG_KEY = "entireView"
+NOTE = (
+    " Entire's view of this session starts here: the turns before were stored by earlier checkpoints,"
+    " and this checkpoint restates the conversation as Gemini replays it."
+)
+REPLAY_LIMIT_FACTOR = 8
+"""The snapshot replays at most this many budgets of history before its end."""
+_BLOCK = 1 << 20
+_CHECKPOINT = b'{"$set":{"messages":'
+
+
+class GeminiView(views.ViewFormat):
+    """Snapshots as ``$set.messages`` checkpoints; line positions."""
+
+    unit = views.LINES
+
+    def accepts(self, native: str) -> bool:
+        """JSONL chats are viewed; a pre-0.39 single-JSON chat is handed over as it is."""
+        try:
+            with open(native, "rb") as f:
+                first = f.readline(1 << 16)
+                more = f.read(1)
+        except OSError:
+            return True  # not written yet: it will be JSONL
+        return not is_legacy_head(first, more)
+
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+        with open(path, "rb") as f:
+            first = f.readline().rstrip(b"\r\n")
+        floor = len(first) + 1
+        start = _last_checkpoint(path, end, floor, limit * REPLAY_LIMIT_FACTOR)
+        budget = max(1, limit - 2 * len(first) - len(tag) - len(NOTE) - 256)
+        messages, metadata = replay_messages(_lines(path, start, end), budget)
+        messages = fit(messages, budget)
+        update: dict[str, Any] = {TAG_KEY: tag + NOTE}
+        update.update({k: v for k, v in metadata.items() if k not in (TAG_KEY, "messages")})
+        update["messages"] = messages
+        return [first, dump({"$set": update})]
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        try:
+            value = as_dict(json.loads(record))
+        except (ValueError, RecursionError):
+            return None
+        if not value or "$rewindTo" in value or ("sessionId" in value and "projectHash" in value):
+            return None
+        if "$set" in value:
+            update = as_dict(value.get("$set"))
+            messages = as_list(update.get("messages"))
+            if not messages:
+                return None  # metadata: the title, the session id, the scratchpad
+            shrunk = [shrink(as_dict(m), max(views.SHRINK_TO, limit // 8)) for m in messages]
+            value["$set"] = {**update, "messages": fit(shrunk, limit)}
+            out = dump(value)
+            return out if len(out) < len(record) else None
+        if not isinstance(value.get("id"), str):
+            return None
+        value = without_inline_data(value)
+        trimmed = dump(value)
+        if len(trimmed) <= limit:
+            return trimmed if len(trimmed) < len(record) else None
+        return views.shorten_json(trimmed, limit, protector(value)) or (
+            trimmed if len(trimmed) < len(record) else None
+        )
+
+
+def is_legacy_head(first: bytes, more: bytes) -> bool:
+    """Whether a chat file that starts with line ``first`` (``more``: a byte after it) is pre-0.39 JSON."""
+    line = first.removeprefix(b"\xef\xbb\xbf").strip()
+    if line == b"{":
+        return True  # pretty-printed: one JSON document
+    if not line.startswith(b"{") or more.strip():
+        return False
+    try:
+        value = as_dict(json.loads(line))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value.get("messages"), list) and "$set" not in value
+
+
+# -- what may be cut --------------------------------------------------------------------------------------
+
+
+def protector(message: dict[str, Any]) -> Callable[[tuple[str | int, ...]], bool]:
+    """The ``protected(path)`` predicate for one message record (paths from the message's root)."""
+
+    def protected(path: tuple[str | int, ...]) -> bool:
+        return _protected_in(message, path)
+
+    return protected
+
+
+def _protected_in(message: dict[str, Any], path: tuple[str | int, ...]) -> bool:
+    if not path or "thoughtSignature" in path:
+        return True
+    kind = message.get("type")
+    key = path[0]
+    if key == "content":
+        if len(path) == 1:
+            return kind in ("user", "gemini")  # a prompt or the model's text as a plain string
+        part = as_dict(_at(message.get("content"), path[1]))
+        if "functionResponse" in part or "inlineData" in part:
+            return False
+        if "functionCall" in part:
+            return as_dict(part.get("functionCall")).get("name") in MODIFYING_TOOLS | SUBAGENT_TOOLS
+        if kind == "gemini":
+            return not part.get("thought")
+        return kind == "user"
+    if key == "displayContent":
+        return True
+    if key == "toolCalls" and len(path) > 2:
+        call = as_dict(_at(message.get("toolCalls"), path[1]))
+        field = path[2]
+        if field == "args":
+            return call.get("name") in MODIFYING_TOOLS | SUBAGENT_TOOLS
+        return field not in ("result", "resultDisplay", "description", "displayName")
+    return key not in ("thoughts",)
+
+
+def _at(container: object, index: str | int) -> object:
+    items = as_list(container)
+    return items[index] if isinstance(index, int) and 0 <= index < len(items) else None
+
+
+def without_inline_data(value: Any) -> Any:
+    """``value`` with every ``inlineData`` part's bytes replaced by a short ``text/plain`` marker."""
+    items = as_list(value)
+    if items:
+        return [without_inline_data(v) for v in items]
+    d = as_dict(value)
+    if not d:
+        return value
+    inline = as_dict(d.get("inlineData"))
+    data = inline.get("data")
+    if isinstance(data, str) and len(data) > views.MIN_KEEP:
+        import base64
+
+        size = len(data.encode())
+        note = views.MARKER.format(cut=size, total=size) + f" (inline {inline.get('mimeType') or 'data'})"
+        return {
+            **d,
+            "inlineData": {"mimeType": "text/plain", "data": base64.b64encode(note.encode()).decode()},
+        }
+    return {k: without_inline_data(v) for k, v in d.items()}
+
+
+def shrink(message: dict[str, Any], limit: int) -> dict[str, Any]:
+    """A message without inline data and, when still over ``limit``, with its tool outputs and thoughts cut."""
+    message = without_inline_data(message)
+    raw = dump(message)
+    if len(raw) <= limit:
+        return message
+    short = views.shorten_json(raw, limit, protector(message))
+    return as_dict(json.loads(short)) if short is not None else message
+
+
+def _is_prompt(message: dict[str, Any]) -> bool:
+    return bool(prompt_of(message))
+
+
+def _tool_results_only(message: dict[str, Any]) -> bool:
+    parts = as_list(message.get("content"))
+    return (
+        message.get("type") == "user" and bool(parts) and all("functionResponse" in as_dict(p) for p in parts)
+    )
+
+
+def fit(messages: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The history within ``limit`` bytes: outputs cut first, then the oldest messages dropped.
+
+    The user's prompts go last: they are the conversation's thread. A tool result left without the
+    call before it goes too (the API refuses an answer to a call it never made).
+    """
+    sizes = [_size(m) for m in messages]
+    total = sum(sizes)
+    if total <= limit:
+        return messages
+    messages = list(messages)
+    for i in sorted(range(len(messages)), key=lambda i: sizes[i], reverse=True):
+        if total <= limit or sizes[i] <= views.SHRINK_TO:
+            break
+        messages[i] = shrink(messages[i], views.SHRINK_TO)
+        new = _size(messages[i])
+        total -= sizes[i] - new
+        sizes[i] = new
+    keep = [True] * len(messages)
+    for drop_prompts in (False, True):
+        for i in range(len(messages) - 1):
+            if total <= limit:
+                break
+            if keep[i] and (drop_prompts or not _is_prompt(messages[i])):
+                keep[i] = False
+                total -= sizes[i]
+    kept: list[dict[str, Any]] = []
+    previous: dict[str, Any] | None = None
+    for i, message in enumerate(messages):
+        if not keep[i]:
+            previous = None
+            continue
+        if _tool_results_only(message) and (
+            previous is None or previous.get("type") not in ("gemini", "user")
+        ):
+            continue
+        kept.append(message)
+        previous = message
+    return kept
+
+
+# -- replaying a chat ---------------------------------------------------------------------------------------
+
+
+def replay_messages(lines: Iterator[bytes], limit: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The messages and the metadata Gemini's ``loadConversationRecord`` gets from ``lines``.
+
+    Messages are shortened as they come (``limit // 8`` each) and the history kept within twice
+    ``limit``, so memory stays bounded however long the chat.
+    """
+    messages: dict[str, dict[str, Any]] = {}
+    metadata: dict[str, Any] = {}
+    size = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = as_dict(json.loads(line))
+        except (ValueError, RecursionError):
+            continue
+        target = record.get("$rewindTo")
+        if isinstance(target, str):
+            if target in messages:
+                ids = list(messages)
+                for gone in ids[ids.index(target) :]:
+                    del messages[gone]
+            else:
+                messages.clear()
+            size = sum(_size(m) for m in messages.values())
+        elif isinstance(record.get("id"), str):
+            message = shrink(record, max(views.SHRINK_TO, limit // 8))
+            old = messages.get(record["id"])
+            size += _size(message) - (_size(old) if old is not None else 0)
+            messages[record["id"]] = message
+        elif "$set" in record:
+            update = as_dict(record.get("$set"))
+            if isinstance(update.get("messages"), list):
+                messages.clear()
+                for m in as_list(update.get("messages")):
+                    message = as_dict(m)
+                    if isinstance(message.get("id"), str):
+                        messages[message["id"]] = shrink(message, max(views.SHRINK_TO, limit // 8))
+                size = sum(_size(m) for m in messages.values())
+            metadata.update({k: v for k, v in update.items() if k != "messages"})
+        elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            for m in as_list(record.get("messages")):
+                message = as_dict(m)
+                if isinstance(message.get("id"), str):
+                    messages[message["id"]] = shrink(message, max(views.SHRINK_TO, limit // 8))
+        if size > 2 * limit:
+            kept = fit(list(messages.values()), limit)
+            messages = {m["id"]: m for m in kept}
+            size = sum(_size(m) for m in kept)
+    return list(messages.values()), metadata
+
+
+def _size(value: object) -> int:
+    return len(dump(value))
+
+
+def dump(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+# -- reading the chat --------------------------------------------------------------------------------------
+
+
+def _last_checkpoint(path: str, end: int, floor: int, reach: int) -> int:
+    """Where the last ``$set.messages`` checkpoint before ``end`` starts, not further back than ``reach``.
+
+    Without one that near, the line start ``reach`` bytes before ``end`` (or ``floor``, after the header).
+    """
+    stop = max(floor, end - reach)
+    with open(path, "rb") as f:
+        position = end
+        while position > stop:
+            start = max(stop, position - _BLOCK)
+            f.seek(start)
+            block = f.read(position - start + len(_CHECKPOINT))
+            at = block.rfind(b"\n" + _CHECKPOINT)
+            while at >= 0:
+                if start + at + 1 < end:
+                    return start + at + 1
+                at = block.rfind(b"\n" + _CHECKPOINT, 0, at)
+            position = start
+        return floor if stop == floor else _next_line(f, stop)
+
+
+def _next_line(f: Any, offset: int) -> int:
+    f.seek(offset - 1)
+    position = offset - 1
+    while True:
+        block = f.read(_BLOCK)
+        if not block:
+            return position
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return position + newline + 1
+        position += len(block)
+
+
+def _lines(path: str, start: int, end: int) -> Iterator[bytes]:
+    with open(path, "rb") as f:
+        f.seek(start)
+        remaining, pending = end - start, b""
+        while remaining > 0:
+            block = f.read(min(_BLOCK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            parts = (pending + block).split(b"\n")
+            pending = parts.pop()
+            for part in parts:
+                yield part.rstrip(b"\r")
