@@ -11,7 +11,7 @@ from pathlib import Path
 from entire_sim import demo, discovery
 from entire_sim.lifecycle import HookError
 from entire_sim.plugin import CallFailed
-from entire_sim.report import render
+from entire_sim.report import render, storage
 from entire_sim.simulator import Simulator
 
 
@@ -57,12 +57,29 @@ def _main(argv: list[str] | None) -> int:
     p.add_argument("--repo", default=".")
     p.add_argument("--state")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser(
+        "soak", help="replay a synthetic session of any size turn by turn; report stored bytes"
+    )
+    p.add_argument("--agent", required=True, choices=["openai-codex", "google-gemini"])
+    p.add_argument("--size", default="30M", help="native transcript size: 300M, 1G, ...")
+    p.add_argument("--budget", help="ENTIRE_VIEW_BUDGET for the plugin (default: the plugin's own)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--turn-bytes", help="average native bytes a turn adds (default: size / 120, 64K to 2M)")
+    p.add_argument("--big-output", default="20M", help="the one huge tool output (0: none)")
+    p.add_argument("--dir", help="where to make the scratch directory (default: the system's temp)")
+    p.add_argument("--json", help="write the summary and per-turn rows to this file")
+    p.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per TurnEnd as it completes")
     p = sub.add_parser("install-shim", help="write the `entire` shim into a directory")
     p.add_argument("directory")
     args = parser.parse_args(argv)
 
     if args.command == "demo":
         return demo.run(args.agent, keep=args.keep)
+    if args.command == "soak":
+        from entire_sim import soak
+
+        return soak.main(args)
     if args.command == "discover":
         found = discovery.discover(os.environ.get("PATH", ""), os.getcwd(), dict(os.environ))
         print(json.dumps(found.to_json(), indent=2))
@@ -84,7 +101,9 @@ def _main(argv: list[str] | None) -> int:
         print(f"To continue this session: {result['command']}")
     elif args.command == "report":
         if args.json:
-            print(json.dumps({"checkpoints": sim.checkpoints(), "violations": sim.violations()}, indent=2))
+            checkpoints = sim.checkpoints()
+            print(json.dumps({"checkpoints": checkpoints, "storage": storage(checkpoints),
+                              "violations": sim.violations()}, indent=2))  # fmt: skip
         else:
             print(
                 render("(all agents)", str(sim.repo), sim.hook_calls(), sim.checkpoints(), sim.violations())

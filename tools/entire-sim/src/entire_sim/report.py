@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from statistics import median
 from typing import Any
 
 
@@ -20,6 +21,26 @@ def _tokens(usage: dict[str, Any] | None) -> str:
 def _short(text: str, limit: int = 90) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def storage(checkpoints: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the CLI stores as ``full.jsonl`` across the turn checkpoints that were saved.
+
+    ``growth`` is the median stored size of the last third of the turns over the middle third's: about
+    1 when each checkpoint stores a bounded view, and about 2 when it stores the whole transcript so
+    far (the first third is left out: every session starts small).
+    """
+    sizes = [int(c["transcript_bytes"]) for c in checkpoints if c.get("kind") == "turn" and c.get("saved")]
+    third = len(sizes) // 3
+    middle, last = sizes[third : 2 * third], sizes[2 * third :]
+    growth = median(last) / median(middle) if middle and median(middle) else 1.0
+    return {
+        "checkpoints": len(sizes),
+        "total_bytes": sum(sizes),
+        "median_bytes": median(sizes) if sizes else 0,
+        "max_bytes": max(sizes, default=0),
+        "growth": round(growth, 3),
+    }
 
 
 def render(
@@ -51,6 +72,11 @@ def render(
                 tokens = _tokens(item["tokens"]) if item.get("subagent_transcript") else "counted at TurnEnd"
                 lines.append(f"     subagent {item.get('subagent_id') or item['tool_use_id']}: files "
                              f"{', '.join(item['transcript_files']) or '(none)'}; tokens {tokens}")  # fmt: skip
+        stored = storage(items)
+        if stored["checkpoints"]:
+            lines.append(f"     stored  {stored['total_bytes']:,} bytes across {stored['checkpoints']} checkpoint(s); "
+                         f"per turn median {stored['median_bytes']:,.0f}, max {stored['max_bytes']:,}"
+                         + (f"; last third / middle third {stored['growth']:.2f}" if stored["checkpoints"] >= 3 else ""))  # fmt: skip
     events = Counter(r["event_name"] for r in hook_calls if r.get("event_name"))
     lines.append(f"   hooks fired: {len(hook_calls)}; events: "
                  + (", ".join(f"{name} x{count}" for name, count in events.items()) or "none"))  # fmt: skip
