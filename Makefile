@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check versions build smoke release-check bench
+.PHONY: help sync lint format typecheck test check versions build smoke release-check bench soak
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,12 @@ smoke: ## Install each agent from dist/ into fresh environments (pip, uv tool) a
 
 release-check: versions build smoke ## What CI runs after the tests: version skew, build, smoke test
 
+# turnend generates sessions of 1 MB, 100 MB and 1 GB once and caches them in $XDG_CACHE_HOME/entire-bench.
 bench: ## Benchmarks: each subcommand, and each agent's TurnEnd, against bare interpreter start-up
 	$(RUN) python tools/bench/bench.py subcommands
 	$(RUN) python tools/bench/bench.py lifecycle
+	$(RUN) python tools/bench/bench.py turnend
+
+soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by turn through entire-sim
+	$(RUN) entire-sim soak --agent openai-codex --size 300M
+	$(RUN) entire-sim soak --agent google-gemini --size 100M

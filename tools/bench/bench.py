@@ -296,7 +296,227 @@ def cmd_lifecycle(args: argparse.Namespace) -> None:
         print()
 
 
+# -- issue 10: steady-state TurnEnd at native sizes far past the CLI's 10 MiB answer limit --------------------
+
+TURNEND_SIZES = "1M,100M,1G"
+TURN_BYTES = 256 << 10
+"""What each turn adds to the native file, whatever the session's size, so the sizes compare alike."""
+TURN_END_HOOKS = {"openai-codex": "stop", "google-gemini": "after-agent", "aider": "turn-end"}
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/entire-bench`` (``~/.cache/entire-bench``): generated sessions, kept between runs."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "entire-bench"
+
+
+def cached_session(agent: str, size: int, turns: int, seed: int = 0) -> Path:
+    """A synthetic session of ``size`` native bytes, then ``turns`` more turns, generated once and cached.
+
+    ``<key>/source`` is the whole native file; ``<key>/manifest.json`` lists every step after the
+    first ``size`` bytes with the native size at which the agent fires it. The session's paths point
+    into ``<key>/root``, where the benchmark replays it.
+    """
+    from entire_sim.synth import GENERATOR_VERSION, SYNTHS
+
+    key = cache_dir() / f"{agent}-{size}-t{TURN_BYTES}-n{turns}-s{seed}-g{GENERATOR_VERSION}"
+    if (key / "manifest.json").is_file():
+        return key
+    import shutil
+
+    shutil.rmtree(key, ignore_errors=True)
+    root = key / "root"
+    synth = SYNTHS[agent](root, root / "repo", 1 << 62, seed=seed, turn_bytes=TURN_BYTES,
+                          big_output=20 << 20 if size >= 64 << 20 else 0)  # fmt: skip
+    synth.big_turn = max(2, (size // TURN_BYTES) // 3) if synth.big_output else -1
+    steps: list[dict[str, Any]] = []
+    prefix = -1
+    measured = 0
+    started = time.perf_counter()
+    for step in synth.steps():
+        if prefix < 0 and synth.size() >= size and step.hook == synth.hook_turn_start:
+            prefix = synth.size()
+            synth.resume_every = 1 << 30  # steady state: turns, not resumes, follow the prefix
+        if prefix >= 0:
+            if step.hook == synth.hook_turn_end:
+                measured += 1
+            steps.append({"hook": step.hook, "payload": step.payload.decode(), "files": step.files,
+                          "turn": step.turn, "native_end": synth.size()})  # fmt: skip
+            if measured >= turns:
+                break
+    os.replace(synth.native, key / "source")
+    manifest = {"agent": agent, "prefix": prefix, "native": str(synth.native), "env": synth.env,
+                "root": str(root), "steps": steps, "generated_s": round(time.perf_counter() - started, 1)}  # fmt: skip
+    (key / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return key
+
+
+def _copy_range(source: Path, target: Path, begin: int, end: int) -> None:
+    with open(source, "rb") as src, open(target, "ab") as dst:
+        src.seek(begin)
+        remaining = end - begin
+        while remaining > 0:
+            block = src.read(min(8 << 20, remaining))
+            if not block:
+                break
+            dst.write(block)
+            remaining -= len(block)
+
+
+def turnend_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
+    """In a process of its own (its children's peak RSS is the plugins'): first build, then ``runs`` TurnEnds."""
+    import resource
+    import shutil
+
+    from entire_sim.demo import make_repo
+    from entire_sim.simulator import Simulator
+
+    key = cached_session(agent, size, runs + 1)
+    manifest = json.loads((key / "manifest.json").read_text(encoding="utf-8"))
+    root = Path(manifest["root"])
+    for name in ("repo", "state", "state-home", "cache-home"):
+        shutil.rmtree(root / name, ignore_errors=True)
+    make_repo(root / "repo")
+    native = Path(manifest["native"])
+    native.unlink(missing_ok=True)
+    _copy_range(key / "source", native, 0, manifest["prefix"])
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(root / "home"), "LANG": "C.UTF-8",
+           "XDG_STATE_HOME": str(root / "state-home"), "XDG_CACHE_HOME": str(root / "cache-home"),
+           **manifest["env"]}  # fmt: skip
+    sim = Simulator(root / "repo", state_dir=root / "state", env=env)
+    sim.enable(agent)
+    first_ms = -1.0
+    turn_ends: list[float] = []
+    read_bytes: list[int] = []
+    errors: list[str] = []
+    done = manifest["prefix"]
+    for step in manifest["steps"]:
+        _copy_range(key / "source", native, done, step["native_end"])
+        done = step["native_end"]
+        for name, content in step["files"].items():
+            (root / "repo" / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / "repo" / name).write_text(content, encoding="utf-8")
+        started = time.perf_counter()
+        record = sim.hook(agent, step["hook"], step["payload"].encode())
+        ms = (time.perf_counter() - started) * 1000
+        if first_ms < 0:
+            first_ms = ms  # the first call on the session: the view is built from the native file
+        elif step["hook"] == TURN_END_HOOKS[agent]:
+            turn_ends.append(ms)
+            read = [c for c in record.get("calls", []) if c["subcommand"] == "read-transcript"]
+            read_bytes.append(read[0]["stdout_bytes"] if read else 0)
+        if record.get("error"):
+            errors.append(f"{step['hook']}: {record['error']}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+    return {"agent": agent, "size": size, "native": native.stat().st_size, "first_ms": first_ms,
+            "turn_ends": turn_ends, "read_bytes": read_bytes, "errors": errors, "peak_rss_kib": peak,
+            "violations": [v["message"] for v in sim.errors()], "generated_s": manifest["generated_s"]}  # fmt: skip
+
+
+def aider_worker(size: int, runs: int) -> dict[str, Any]:
+    """Aider has no generator: its bundled session's chat history grown to ``size``, one turn appended per run."""
+    import resource
+
+    manifest = next(m for m in _manifests() if json.loads(m.read_text())["agent"] == "aider")
+    with tempfile.TemporaryDirectory(prefix="entire-bench-") as tmp:
+        bench = AgentBench(manifest, Path(tmp))
+        lines = bench.original.splitlines(keepends=True)
+        turn = b"".join(lines[-max(8, len(lines) // 10) :])
+        bench.grown.write_bytes(grow(bench.original, size))
+        first = bench.turn_end()
+        samples: list[dict[str, float]] = []
+        for _ in range(runs):
+            with open(bench.grown, "ab") as f:
+                f.write(turn)
+            samples.append(bench.turn_end())
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        errors = ["read refused or failed"] if any(s.get("error") for s in samples) else []
+        return {"agent": "aider", "size": size, "native": bench.grown.stat().st_size, "first_ms": first["total"],
+                "turn_ends": [s["total"] for s in samples], "read_bytes": [], "errors": errors,
+                "peak_rss_kib": peak, "violations": [], "generated_s": 0.0}  # fmt: skip
+
+
+def _manifests() -> list[Path]:
+    from entire_sim.demo import manifests
+
+    return manifests()
+
+
+def _baseline_worker(runs: int) -> dict[str, Any]:
+    import resource
+
+    times = time_cases([Case("python -c pass", [sys.executable, "-c", "pass"])], runs, dict(os.environ), REPO)
+    return {
+        "turn_ends": times["python -c pass"],
+        "peak_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    }
+
+
+def cmd_worker(args: argparse.Namespace) -> None:
+    if args.agent == "baseline":
+        result = _baseline_worker(args.runs)
+    elif args.agent == "aider":
+        result = aider_worker(args.size, args.runs)
+    else:
+        result = turnend_worker(args.agent, args.size, args.runs)
+    print(json.dumps(result))
+
+
+def _in_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, __file__, "worker", agent, str(size), "--runs", str(runs)],
+                          capture_output=True, check=False, text=True)  # fmt: skip
+    if proc.returncode != 0:
+        return {
+            "agent": agent,
+            "size": size,
+            "errors": [proc.stderr.strip().splitlines()[-1:]],
+            "turn_ends": [],
+        }
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cmd_turnend(args: argparse.Namespace) -> None:
+    from entire_sim.soak import parse_size
+
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    agents = [args.agent] if args.agent else list(TURN_END_HOOKS)
+    base = _in_worker("baseline", 0, 21)
+    base_ms = statistics.median(base["turn_ends"])
+    budget = os.environ.get("ENTIRE_VIEW_BUDGET", "default (8 MiB)")
+    print(
+        f"steady-state TurnEnd (the view exists; one turn of ~{TURN_BYTES >> 10} KiB appended per run), "
+        f"{args.runs} runs; ENTIRE_VIEW_BUDGET={budget}; {sys.executable} ({sys.version.split()[0]})"
+    )
+    print(f"python -c pass: {base_ms:.1f} ms, peak RSS {base['peak_rss_kib'] / 1024:.1f} MiB")
+    print("TurnEnd = the whole `entire hooks <agent> <turn-end hook>`: parse-hook, then every call of §5.3;")
+    print("first build = the first hook on the grown session (the view is made from the native file);")
+    print("peak RSS = the largest plugin process of the run (first build included).\n")
+    print(f"{'agent':<14} {'native':>8} {'first build':>11} {'TurnEnd med':>11} {'p10':>7} {'p90':>7} "
+          f"{'x base':>7} {'peak RSS':>9} {'read med':>9}  errors")  # fmt: skip
+    for agent in agents:
+        medians: list[float] = []
+        for size in sizes:
+            r = _in_worker(agent, size, args.runs)
+            samples = sorted(r["turn_ends"])
+            if not samples:
+                print(f"{agent:<14} {size >> 20:>6}MB  failed: {r['errors']}")
+                continue
+            median = statistics.median(samples)
+            medians.append(median)
+            p10, p90 = samples[len(samples) // 10], samples[min(len(samples) - 1, len(samples) * 9 // 10)]
+            read = statistics.median(r["read_bytes"]) / 2**20 if r["read_bytes"] else 0.0
+            errors = "; ".join(sorted(set(r["errors"] + r["violations"])))[:100] or "none"
+            label = f"{size >> 30}GB" if size >= 1 << 30 else f"{size >> 20}MB"
+            print(f"{agent:<14} {label:>8} {r['first_ms']:9.0f}ms {median:9.0f}ms {p10:7.0f} {p90:7.0f} "
+                  f"{median / base_ms:7.1f} {r['peak_rss_kib'] / 1024:7.1f}MB {read:7.2f}MB  {errors}")  # fmt: skip
+        if len(medians) > 1:
+            print(f"{agent:<14} {'':>8} largest / smallest median: {max(medians) / min(medians):.2f}")
+        print()
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
+    "turnend": cmd_turnend,
+    "worker": cmd_worker,
     "subcommands": cmd_subcommands,
     "lifecycle": cmd_lifecycle,
 }
@@ -314,6 +534,16 @@ def main() -> None:
     )
     p.add_argument("--runs", type=int, default=9)
     p.add_argument("--agent", help="only this registry name")
+    p = sub.add_parser(
+        "turnend", help="issue 10: steady-state TurnEnd, first build and peak RSS at 1 MB, 100 MB, 1 GB"
+    )
+    p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--agent", choices=sorted(TURN_END_HOOKS))
+    p.add_argument("--sizes", default=TURNEND_SIZES, help="native sizes, e.g. 1M,100M,1G")
+    p = sub.add_parser("worker", help="(internal) one agent and size, in a process of its own; JSON out")
+    p.add_argument("agent")
+    p.add_argument("size", type=int)
+    p.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "")
     COMMANDS[args.command](args)
