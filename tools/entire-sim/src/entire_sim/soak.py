@@ -108,8 +108,18 @@ class Soak:
             ],
             "failed_hooks": self.failed,
             "seconds": round(self.seconds, 1),
+            "peak_rss_kib": _children_peak_rss_kib(),
             "budget": self.sim.base_env.get("ENTIRE_VIEW_BUDGET", "default"),
         }
+
+
+def _children_peak_rss_kib() -> int:
+    """The largest resident set of any process this one waited for (the plugins), in KiB; 0 where unknown."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0
+    return int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 
 def _row_text(row: dict[str, Any]) -> str:
@@ -130,7 +140,8 @@ def render(summary: dict[str, Any]) -> str:
         f"protocol violations: {len(summary['violations'])}; failed hooks: {len(summary['failed_hooks'])}; "
         f"turns whose files or tokens differ from what the generator wrote: {len(summary['mismatches'])}",
         f"   TurnEnd ms (sum of plugin calls): median {summary['turn_end_ms']['median']:.0f}, "
-        f"max {summary['turn_end_ms']['max']:.0f}",
+        f"max {summary['turn_end_ms']['max']:.0f}; peak RSS of a plugin process: "
+        f"{summary['peak_rss_kib'] / 1024:.0f} MiB",
         f"   stored across checkpoints: {st['total_bytes'] / mib:.1f} MiB in {st['checkpoints']} checkpoints "
         f"(raw transcripts would store {summary.get('raw_total_bytes', 0) / mib:.1f} MiB)",
         f"   stored per turn: median {st['median_bytes'] / mib:.2f} MiB, max {st['max_bytes'] / mib:.2f} MiB; "
