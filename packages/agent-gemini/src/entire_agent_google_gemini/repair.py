@@ -79,8 +79,8 @@ def _complete_bytes(path: str) -> bytes:
 def put_back(agent: GeminiAgent, view: str, native: str, *, missing: bool) -> bool:
     """Put ``native`` back from ``view`` when Gemini recreated it headless (or, with ``missing``, deleted it).
 
-    True when the chat was put back. Nothing happens unless the view follows ``native``, holds a
-    session header, and core has not yet taken in the file now at ``native``.
+    True when the chat was put back. Nothing happens unless the view follows ``native`` and starts
+    with a session header while the file at ``native`` does not (a Gemini chat always does).
     """
     if not os.path.isfile(_meta_path(view)):
         return False
@@ -102,8 +102,7 @@ def put_back(agent: GeminiAgent, view: str, native: str, *, missing: bool) -> bo
         if st is None and not missing:
             return False
         if st is not None:
-            if [st.st_dev, st.st_ino] == m.get("native_id"):
-                return False  # the file core follows: it is healthy or core has taken it in already
+            # Not by identity: a deleted file's inode is often reused at once for the recreated one.
             first = _first_line(native)
             if first is None or sessionfile.header_session(first) is not None or is_legacy_head(first, b""):
                 return False  # a chat of its own (Gemini replaced it): core makes the view anew
