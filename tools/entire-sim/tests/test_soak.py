@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,7 +91,7 @@ def test_synth_is_deterministic(tmp_path: Path, agent: str) -> None:
         synth = SYNTHS[agent](root, root / "repo", MiB, big_output=256 << 10, turn_bytes=64 << 10)
         payloads = b"".join(step.payload for step in synth.steps())
         digests.append(hashlib.sha256(synth.native.read_bytes() + payloads).hexdigest())
-        subprocess.run(["rm", "-rf", str(root)], check=True)
+        shutil.rmtree(root)
     assert digests[0] == digests[1]
 
 
