@@ -69,6 +69,8 @@ class ViewFormat:
 
     unit: ClassVar[str] = BYTES
     """The agent's position unit: ``"bytes"`` (offsets after a complete line) or ``"lines"``."""
+    header_lines: ClassVar[int] = TAG_LINES
+    """How many records a snapshot may have: the tag is looked for in that many first lines."""
 
     def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
         """Header records (complete lines without their newline) restating ``path[:end]``.
@@ -147,14 +149,19 @@ def make_tag(base: int, first_line: bytes) -> str:
     return f"{TAG_PREFIX.decode()}{base}:{zlib.crc32(first_line) & 0xFFFFFFFF:08x}"
 
 
-def frame_of(data: bytes, unit: str) -> Frame:
-    """The frame of view bytes (the stdin of ``calculate-tokens``); no tag means no header."""
+def frame_of(data: bytes, unit: str, lines: int = TAG_LINES) -> Frame:
+    """The frame of view bytes (the stdin of ``calculate-tokens``); no tag means no header.
+
+    The tag is looked for in the first ``lines`` lines (the format's ``header_lines``).
+    """
     import zlib
 
+    if TAG_PREFIX not in data:
+        return Frame()
     first_end = data.find(b"\n")
     first = data if first_end < 0 else data[:first_end]
     position = 0
-    for _ in range(TAG_LINES):
+    for _ in range(lines):
         end = data.find(b"\n", position)
         if end < 0:
             return Frame()
@@ -170,14 +177,14 @@ def frame_of(data: bytes, unit: str) -> Frame:
     return Frame()
 
 
-def frame_of_file(path: str, unit: str) -> Frame:
-    """The frame of a view file, reading only its first lines."""
+def frame_of_file(path: str, unit: str, lines: int = TAG_LINES) -> Frame:
+    """The frame of a view file, reading only its first ``lines`` lines."""
     try:
         with open(path, "rb") as f:
-            lines = [f.readline() for _ in range(TAG_LINES)]
+            head = [f.readline() for _ in range(lines)]
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return Frame()
-    return frame_of(b"".join(lines), unit)
+    return frame_of(b"".join(head), unit, lines)
 
 
 # -- shortening records -----------------------------------------------------------------------------------
@@ -362,7 +369,7 @@ class View:
     def frame(self) -> Frame:
         m = self.meta
         if not m:
-            return frame_of_file(self.path, self.fmt.unit)
+            return frame_of_file(self.path, self.fmt.unit, self.fmt.header_lines)
         return Frame(int(m["base"]), int(m["head_bytes"]), int(m["head_units"]))
 
     def end(self) -> int:
@@ -484,11 +491,17 @@ class View:
     def _snapshot(self, path: str, end: int, base: int, first: bytes) -> list[bytes]:
         tag = make_tag(base, first)
         header = self.fmt.snapshot(path, end, tag, self.budget.total // REBASE_AT)
-        if not header or header[0] != first or tag.encode() not in header[-1]:
+        if (
+            not header
+            or header[0] != first
+            or tag.encode() not in header[-1]
+            or len(header) > self.fmt.header_lines
+        ):
             from entire_core.errors import AgentError
 
             raise AgentError(
-                f"{self.agent.name}: the view snapshot does not start with the session header and end with its tag"
+                f"{self.agent.name}: the view snapshot does not start with the session header and end with"
+                f" its tag within {self.fmt.header_lines} records"
             )
         return header
 
@@ -654,7 +667,7 @@ class View:
 
     def adopt(self, native: str, data: bytes) -> None:
         """After ``write-session``: the view holds ``data``, which was just written to ``native`` too."""
-        frame = frame_of(data, self.fmt.unit)
+        frame = frame_of(data, self.fmt.unit, self.fmt.header_lines)
         end = len(data)
         try:
             st = os.stat(native)

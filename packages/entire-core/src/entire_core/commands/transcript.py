@@ -49,7 +49,7 @@ def _stdin_frame(agent: Agent, stdin: bytes) -> Frame:
     from entire_core import views
 
     fmt = agent.view_format()
-    return views.frame_of(stdin, fmt.unit) if fmt is not None else views.Frame()
+    return views.frame_of(stdin, fmt.unit, fmt.header_lines) if fmt is not None else views.Frame()
 
 
 def _subagents_dir(agent: Agent, flags: Flags) -> str:
