@@ -7,9 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from entire_agent_aider import hooks
+from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.lifecycle import stable_session_id
 
 TIME = "2026-11-30T03:05:00Z"
+
+
+def agent_in(root: Path) -> AiderAgent:
+    """The plugin for a repository at ``root``, with its state (the views) beside it."""
+    env = {"ENTIRE_REPO_ROOT": str(root), "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state")}
+    return AiderAgent(env=env, cwd=str(root))
 
 
 class Repo:
@@ -17,6 +24,7 @@ class Repo:
         self.root = root
         self.data = data
         self.history = root / ".aider.chat.history.md"
+        self.agent = agent_in(root)
 
     def grow(self, upto: int) -> None:
         self.history.write_bytes(self.data[:upto])
@@ -28,18 +36,15 @@ class Repo:
         """(type, prompt, session_ref size) of every event one trigger delivers."""
         out: list[tuple[int, str, int]] = []
         body = {"source": "notification", "history_file": str(self.history), "time": TIME, **payload}
-        while (event := hooks.parse_hook(str(self.root), hook, body)) is not None:
-            assert event.timestamp == TIME and os.path.dirname(event.session_ref).endswith(
-                "entire-agent-aider"
-            )
+        while (event := hooks.parse_hook(self.agent, hook, body)) is not None:
+            assert event.timestamp == TIME
+            assert os.path.dirname(event.session_ref) == self.agent.get_session_dir(str(self.root))
             out.append((event.type, event.prompt, os.path.getsize(event.session_ref)))
             body = {**body, "exited": False}
         return out
 
     def ids(self) -> list[str]:
-        return sorted(
-            p.stem for p in (self.root / ".entire" / "tmp" / "entire-agent-aider").glob("aider-*.md")
-        )
+        return sorted(p.stem for p in Path(self.agent.get_session_dir(str(self.root))).glob("aider-*.md"))
 
 
 def test_notifications_of_an_interactive_session(tmp_path: Path, history_bytes: bytes) -> None:
@@ -56,8 +61,9 @@ def test_notifications_of_an_interactive_session(tmp_path: Path, history_bytes: 
         (3, "", second - 1471),
     ]
     assert repo.drain() == []  # nothing new
-    ref = tmp_path / ".entire" / "tmp" / "entire-agent-aider" / f"{repo.ids()[0]}.md"
-    assert ref.read_bytes() == history_bytes[1471:second]
+    ref = Path(repo.agent.get_session_dir(str(tmp_path))) / f"{repo.ids()[0]}.md"
+    assert ref.read_bytes() == history_bytes[1471:second]  # a small session's view is its slice
+    assert not str(ref).startswith(str(tmp_path / ".entire"))
     # The next session's header ends this one (its /exit block included).
     repo.grow(3054 + 600)
     events = repo.drain()
@@ -123,10 +129,12 @@ def test_foreign_payloads_are_null(tmp_path: Path) -> None:
         "session_ref": "",
         "timestamp": TIME,
     }
-    assert hooks.parse_hook(str(tmp_path), "turn-end", payload) is None
-    assert hooks.parse_hook(str(tmp_path), "turn-end", None) is None
-    assert hooks.parse_hook(str(tmp_path), "turn-end", {"history_file": "../../etc/passwd"}) is None
+    agent = agent_in(tmp_path)
+    assert hooks.parse_hook(agent, "turn-end", payload) is None
+    assert hooks.parse_hook(agent, "turn-end", None) is None
+    assert hooks.parse_hook(agent, "turn-end", {"history_file": "../../etc/passwd"}) is None
     assert not (tmp_path / ".entire").exists()
+    assert not (tmp_path / "state").exists()
 
 
 def test_replaced_history_file_starts_over(tmp_path: Path, history_bytes: bytes) -> None:

@@ -25,7 +25,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from entire_core.protocol import AgentSession
     from entire_core.types import CompactTranscript, Event, TokenUsage
+    from entire_core.views import ViewFormat
 
     from entire_agent_aider.transcript import History
 
@@ -76,6 +78,28 @@ class AiderAgent(
         names = (*self.protected_files, *self.protected_dirs)
         return any(os.path.lexists(os.path.join(root, name)) for name in names)
 
+    # -- sessions: the CLI records a bounded view; a restored session is a history file of its own -----
+
+    def view_format(self) -> ViewFormat:
+        """Each session's slice of the history is viewed through restated turns (``entire_agent_aider.view``)."""
+        from entire_agent_aider.view import AiderView
+
+        return AiderView()
+
+    def restore_native(self, session: AgentSession) -> str:
+        """Write the restored session as a chat-history file of its own, for ``format_resume_command``.
+
+        Aider restores a whole history file and appends to it, and the repository's history file
+        holds every session: the restored one goes to Entire's git-ignored scratch area instead.
+        """
+        from entire_core import fsutil
+
+        from entire_agent_aider import state
+
+        target = state.session_ref(self.repo_root, session.session_id)
+        fsutil.atomic_write(target, session.native_data or b"")
+        return target
+
     def format_resume_command(self, session_id: str) -> str:
         import shlex
 
@@ -89,7 +113,7 @@ class AiderAgent(
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
         from entire_agent_aider import hooks
 
-        return hooks.parse_hook(self.repo_root, hook, payload)
+        return hooks.parse_hook(self, hook, payload)
 
     def install_hooks(self, *, force: bool = False) -> int:
         from entire_agent_aider import hooks

@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from entire_core.agent import Agent
+
 HOOK_NAMES = ("session-start", "turn-start", "turn-end", "session-end")
 CONF_FILE = ".aider.conf.yml"
 BEGIN = "# >>> entire-agent-aider: managed by Entire, do not edit by hand >>>"
@@ -48,12 +50,18 @@ OUR_KEYS = ("notifications", "notifications-command")
 # -- payload -> event -----------------------------------------------------------------------------------
 
 
-def parse_hook(repo_root: str, hook: str, payload: object) -> Event | None:
-    """The next lifecycle event our payload implies, or None (also for payloads that are not ours)."""
+def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
+    """The next lifecycle event our payload implies, or None (also for payloads that are not ours).
+
+    The event's ``session_ref`` is the session's view (``entire_agent_aider.view``): its slice of the
+    history file up to where the event stands, bounded in size.
+    """
     from entire_core import jsonvalues, locks
 
+    from entire_agent_aider import view
     from entire_agent_aider.lifecycle import Machine, Trigger
 
+    repo_root = agent.repo_root
     fields = jsonvalues.obj(payload)
     history = _history_file(jsonvalues.text(fields.get("history_file")), repo_root)
     session = _session(jsonvalues.text(fields.get("session")))
@@ -81,11 +89,12 @@ def parse_hook(repo_root: str, hook: str, payload: object) -> Event | None:
         item = machine.pop()
         event = None
         if item is not None:
-            ref = store.session_ref(repo_root, item["session"])
-            store.materialize(ref, history, int(item["start"]), int(item["upto"]))
+            kind, session_id = int(item["type"]), str(item["session"])
+            start, upto = int(item["start"]), int(item["upto"])
+            ref = view.attach(agent, session_id, history, kind, start=start, upto=upto)
             event = Event(
-                int(item["type"]),
-                str(item["session"]),
+                kind,
+                session_id,
                 session_ref=ref,
                 prompt=str(item.get("prompt") or ""),
                 model=str(item.get("model") or ""),

@@ -11,10 +11,10 @@ where it last stopped and appends the events that the new lines imply to a queue
   mid-turn confirm ("Create new file?"), before the edits of the reply are applied and committed.
 
 ``parse-hook`` then answers the oldest queued event; the caller (``notify``) calls again while the
-queue is not empty. Before answering, the event's session transcript (``session_ref``, that session's
-slice of the history file) is brought to where the event stands, so that the CLI's positions and
-file lists see exactly the turn: TurnStart at the end of the previous turn, TurnEnd at the end of
-this one.
+queue is not empty. Before answering, the event's session transcript (``session_ref``, the view of
+that session's slice of the history file, ``entire_agent_aider.view``) is brought to where the event
+stands, and no further, so that the CLI's positions and file lists see exactly the turn: TurnStart
+at the end of the previous turn, TurnEnd at the end of this one.
 """
 
 from __future__ import annotations
@@ -198,9 +198,13 @@ class Machine:
             return
         if anchor is None or size - int(anchor) > CATCH_UP_LIMIT:
             cur = self.st.get("current")
-            if cur is not None and anchor is not None:
-                self._finish(cur, int(self.st.get("scanned", cur["start"])))
-            anchor = self._first_anchor(size)
+            last = self._first_anchor(size)
+            if cur is not None and anchor is not None and last <= int(cur["start"]):
+                pass  # one huge write (a 20 MB tool output) in the current session: read on
+            else:
+                if cur is not None and anchor is not None:
+                    self._finish(cur, int(self.st.get("scanned", cur["start"])))
+                anchor = last
         with open(self.history, "rb") as f:
             f.seek(anchor)
             data = f.read(size - anchor)

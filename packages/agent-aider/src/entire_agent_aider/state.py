@@ -1,7 +1,7 @@
 """Where the plugin keeps what it learned about a chat-history file between hook calls.
 
 Every hook is a new process, so the lifecycle state (how far the history file was read, the current
-session, the events not delivered yet) lives in a JSON file next to the per-session transcripts in
+session, the events not delivered yet) lives in a JSON file next to the restored sessions in
 ``<repo>/.entire/tmp/entire-agent-aider/``. ``entire_core.locks.exclusive`` on ``<state>.lock``
 serialises the callers (the notification command, the launcher's tail and exit calls).
 """
@@ -40,7 +40,10 @@ def state_path(repo_root: str, history: str) -> str:
 
 
 def session_ref(repo_root: str, session_id: str) -> str:
-    """The file that holds one session's slice of the history file (the event's ``session_ref``)."""
+    """Where ``write-session`` restores a session as a history file of its own (``format_resume_command``).
+
+    The CLI's transcript of a session is its view (``entire_agent_aider.view``), outside the repository.
+    """
     from entire_core import validate
 
     return os.path.join(state_dir(repo_root), validate.session_id(session_id) + ".md")
@@ -67,30 +70,3 @@ def save(path: str, state: dict[str, Any]) -> None:
     from entire_core import fsutil
 
     fsutil.atomic_write(path, json.dumps(state, separators=(",", ":")).encode("utf-8"))
-
-
-def materialize(ref: str, history: str, start: int, upto: int) -> None:
-    """Make ``ref`` hold exactly the history bytes ``start:upto``, appending when it is a prefix."""
-    from entire_core import fsutil
-
-    want = max(0, upto - start)
-    try:
-        have = os.path.getsize(ref)
-    except FileNotFoundError:
-        have = -1
-    if have == want:
-        return
-    if want == 0:
-        fsutil.atomic_write(ref, b"")
-        return
-    with open(history, "rb") as f:
-        if 0 <= have < want:
-            f.seek(start + have)
-            tail = f.read(want - have)
-            if len(tail) == want - have:
-                with open(ref, "ab") as out:
-                    out.write(tail)
-                return
-        f.seek(start)
-        data = f.read(want)
-    fsutil.atomic_write(ref, data)

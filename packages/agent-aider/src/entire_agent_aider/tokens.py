@@ -47,13 +47,18 @@ def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -
             for tokens in turn.tokens:
                 total += usage_of(tokens)
         return total
-    # The analytics log is matched per session, so parse whole sessions, with exact offsets.
-    for session in transcript.parse(data[: transcript.complete_end(data)]).sessions:
+    # The analytics log is matched per session, so parse whole sessions, with exact offsets. A view's
+    # snapshot (entire_agent_aider.view) stands for the model calls of the turns it restates.
+    from entire_agent_aider.view import earlier_calls
+
+    before = earlier_calls(data)
+    for number, session in enumerate(transcript.parse(data[: transcript.complete_end(data)]).sessions):
+        skip = before if number == 0 else 0
         calls = [(turn.offset, tokens) for turn in session.turns for tokens in turn.tokens]
-        exact = _exact_calls(session, len(calls), exact_from, base_dir)
+        exact = _exact_calls(session, skip + len(calls), exact_from, base_dir)
         for index, (turn_offset, tokens) in enumerate(calls):
             if turn_offset >= offset:
-                total += usage_of(tokens, exact[index] if exact else None)
+                total += usage_of(tokens, exact[skip + index] if exact else None)
     return total
 
 

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 HEADER_PREFIX = "# aider chat started at "
+VIEW_TAG_LINE = "> entire-view:v1:"
+"""The last line of a view's snapshot (``entire_agent_aider.view``): a paragraph break, nothing more."""
 
 LLM_COMMANDS = frozenset(["ask", "code", "architect", "context", "ok", "help", "lint", "test"])
 """Slash commands whose text reaches the model (``/lint`` and ``/test`` reflect their output to it)."""
@@ -269,6 +271,15 @@ class Parser:
                 self.prev_blank = not line.strip()
                 return
             self.mode = _TOOL
+        if line.startswith(VIEW_TAG_LINE):
+            # What follows a view's snapshot reads as it did after the blank line it replaces.
+            self._close_user()
+            self._close_reply()
+            self.mode = _NONE
+            self._advance(end)
+            self.prev_blank = True
+            self.prev_offset = offset
+            return
         stamp = header_time(line) if self.prev_blank or offset == 0 else None
         if stamp is not None:
             self._close_user()

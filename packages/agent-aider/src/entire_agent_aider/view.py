@@ -1,0 +1,312 @@
+"""Aider's side of the bounded transcript view (``entire_core.views``): its snapshot and its cuts.
+
+The view of a session is its slice of the chat-history markdown (from the blank line before its
+``# aider chat started at`` header to where the event stands), kept under the plugin's state
+directory. A record is a line.
+
+What may be cut: a line longer than the per-record budget (a huge tool output, a pasted blob, a long
+reply line) keeps its start and its end, with ``entire_core.views.MARKER`` between them on the same
+line, so its markdown role (``> `` tool line, reply text, the two trailing spaces that end a tool
+message) is unchanged. What never is: user input (``####`` lines), the session header, and the
+``Applied edit to``, ``Commit``, ``Removed:`` and ``Tokens:`` lines.
+
+The snapshot that replaces what earlier checkpoints stored is a valid chat history: the session
+header and its start-up lines, then every earlier turn as Aider logs it (the prompt in full, the
+reply shortened with the marker; the last reply kept whole when it fits), then a ``> `` tool line
+with the view's tag and the number of model calls it restates. ``aider --restore-chat-history``
+turns the ``####`` lines into user messages, so an Aider resumed from a view sees the earlier
+prompts; tool lines are dropped by Aider and mean nothing to the plugin's analyzers.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core import views
+
+from entire_agent_aider import transcript
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from entire_core.agent import Agent
+
+HEADER_LINES = 1 << 16
+"""At most this many records in a snapshot (the oldest turns are left out beyond it)."""
+CALLS_NOTE = " model calls before it"
+NOTE = (
+    "Entire's view of this session starts here: the turns above restate the earlier turns,"
+    " which earlier checkpoints stored in full."
+)
+_PROTECTED = (b"####", transcript.HEADER_PREFIX.encode(), b"> Applied edit to ", b"> Commit ", b"> Removed: ",
+              b"> Tokens: ")  # fmt: skip
+_MIN_REPLY = 384
+"""A reply cut shorter than this is left out (its turn keeps its prompt)."""
+_BLOCK = 1 << 20
+
+
+class AiderView(views.ViewFormat):
+    """Snapshots as restated turns; byte positions (the plugin's own offsets)."""
+
+    unit = views.BYTES
+    header_lines = HEADER_LINES
+
+    def __init__(self, native: str = "", start: int = 0) -> None:
+        self.native = os.path.abspath(native) if native else ""
+        self.start = start
+        """Where the session begins in ``native`` (a view's session begins at 0)."""
+
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+        begin = self.start if self.native and os.path.abspath(path) == self.native else 0
+        return Snapshot(limit).build(path, begin, end, tag)
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        if record.startswith(_PROTECTED) or views.TAG_PREFIX in record:
+            return None
+        short = cut_line(record.decode("utf-8", "surrogateescape"), limit)
+        out = short.encode("utf-8", "surrogateescape")
+        return out if len(out) < len(record) else None
+
+
+def cut_line(text: str, limit: int) -> str:
+    """``text`` (one line) cut to about ``limit`` bytes: its start and end, with the marker between."""
+    keep = limit
+    short = text
+    for _ in range(4):
+        short = views.cut_text(text, keep).replace("\n", " ")
+        size = len(short.encode("utf-8", "surrogateescape"))
+        if size <= limit + len(views.MARKER) + 40 or keep <= views.MIN_KEEP:
+            break
+        keep = max(views.MIN_KEEP, keep * limit // size)
+    return short
+
+
+def earlier_calls(data: bytes) -> int:
+    """How many model calls of the session a view's snapshot stands for (0 without a snapshot)."""
+    head = views.frame_of(data, views.BYTES, HEADER_LINES).head_bytes
+    return _calls_in_tag(data[:head])
+
+
+def _calls_in_tag(data: bytes) -> int:
+    at = data.rfind(views.TAG_PREFIX)
+    if at < 0:
+        return 0
+    line_end = data.find(b"\n", at)
+    line = data[at : line_end if line_end >= 0 else len(data)]
+    words = line.decode("utf-8", "replace").split(CALLS_NOTE, 1)[0].split()
+    return int(words[-1]) if len(words) > 1 and words[-1].isdigit() else 0
+
+
+class _Turn:
+    __slots__ = ("prompt", "reply")
+
+    def __init__(self, prompt: str, reply: str) -> None:
+        self.prompt = prompt
+        self.reply = reply
+
+
+class Snapshot:
+    """Reads a session's lines once and writes the header that restates them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.first = b""
+        self.header_line = b""
+        self.preamble: list[bytes] = []
+        self.turns: list[_Turn] = []
+        self.calls = 0
+
+    def build(self, path: str, begin: int, end: int, tag: str) -> list[bytes]:
+        parser = transcript.Parser()
+        first_turn_seen = False
+        preamble_size = 0
+        for index, (raw, offset, stop) in enumerate(_lines(path, begin, end)):
+            if index == 0:
+                self.first = raw.removesuffix(b"\r")
+            if views.TAG_PREFIX in raw:
+                self.calls += _calls_in_tag(raw)
+                continue  # an older snapshot's tag: its count is carried on, the line is not
+            line = raw.decode("utf-8", "surrogateescape")
+            parser.feed(line, offset, stop)
+            session = parser.session
+            if not first_turn_seen and session is not None and session.turns:
+                first_turn_seen = True
+            if index == 0 or first_turn_seen:
+                pass  # the first line is the snapshot's first record; turns are restated apart
+            elif not self.header_line and transcript.header_time(line.rstrip("\r")) is not None:
+                self.header_line = raw.rstrip(b"\r")
+            elif raw.startswith(b"> ") and (preamble_size < self.limit or _essential(raw)):
+                # Tool lines only, each ending a tool message (a continuation line would read as a reply).
+                kept = _shortened(raw.rstrip(b"\r").rstrip(b" ") + b"  ", self.limit // 4)
+                self.preamble.append(kept)
+                preamble_size += len(kept) + 1
+            self._drain(parser)
+        history = parser.finish()
+        for session in history.sessions:
+            for turn in session.turns:
+                self._take(turn)
+        return self._header(tag)
+
+    def _drain(self, parser: transcript.Parser) -> None:
+        """Restate the turns the parser is done with, so memory stays bounded on a long session."""
+        for session in parser.sessions[:-1]:
+            for turn in session.turns:
+                self._take(turn)
+            session.turns.clear()
+        session = parser.session
+        if session is not None and len(session.turns) > 2:
+            # The last two stay: an architect's echo merges into the turn before it.
+            for turn in session.turns[:-2]:
+                self._take(turn)
+            del session.turns[:-2]
+        del parser.sessions[:-1]
+
+    def _take(self, turn: transcript.Turn) -> None:
+        self.calls += len(turn.tokens)
+        if not turn.is_llm:
+            return  # local commands (/add, /undo, ...) are not prompts
+        reply = turn.reply
+        if len(reply) > 4 * self.limit:
+            reply = views.cut_text(reply, 4 * self.limit)
+        self.turns.append(_Turn(turn.prompt, reply))
+        while len(self.turns) > 2 and sum(len(t.prompt) for t in self.turns) > 2 * self.limit:
+            self.turns.pop(0)
+
+    def _header(self, tag: str) -> list[bytes]:
+        records: list[bytes] = [self.first]
+        if self.header_line and self.header_line != self.first:
+            records.append(self.header_line)
+        records += _preamble(self.preamble, self.limit // 8)
+        tag_line = f"> {tag} {self.calls}{CALLS_NOTE}. {NOTE}  ".encode()
+        fixed = sum(len(r) + 1 for r in records) + len(tag_line) + 2
+        turns = self._fit(self.limit - fixed, HEADER_LINES - len(records) - 2)
+        for prompt_lines, reply_lines in turns:
+            records.append(b"")
+            records += prompt_lines
+            if reply_lines:
+                records.append(b"")
+                records += reply_lines
+        records += [b"", tag_line]
+        return records
+
+    def _fit(self, room: int, lines_left: int) -> list[tuple[list[bytes], list[bytes]]]:
+        """The turns to restate, oldest first: prompts whole (the newest that fit), replies cut to share."""
+        prompts: list[list[bytes]] = []
+        size = 0
+        for turn in reversed(self.turns):
+            lines = _prompt_lines(turn.prompt, room // 4)
+            cost = sum(len(line) + 1 for line in lines) + 1
+            if prompts and (size + cost > room or sum(map(len, prompts)) + len(lines) + 1 > lines_left // 2):
+                break
+            prompts.append(lines)
+            size += cost
+        kept = self.turns[len(self.turns) - len(prompts) :]
+        prompts.reverse()
+        replies: list[list[bytes]] = [[] for _ in kept]
+        left = room - size
+        lines_budget = lines_left - sum(len(p) + 1 for p in prompts)
+        for rank, index in enumerate(reversed(range(len(kept)))):
+            reply = kept[index].reply
+            if not reply:
+                continue
+            share = left // 2 if rank == 0 else left // max(1, index + 1)
+            if len(reply.encode("utf-8", "surrogateescape")) > share:
+                if share < _MIN_REPLY:
+                    continue
+                reply = views.cut_text(reply, share * 3 // 4)
+            lines = [line.encode("utf-8", "surrogateescape") for line in reply.split("\n")]
+            cost = sum(len(line) + 1 for line in lines) + 1
+            if cost > left or len(lines) + 1 > lines_budget:
+                continue
+            replies[index] = lines
+            left -= cost
+            lines_budget -= len(lines) + 1
+        return list(zip(prompts, replies, strict=True))
+
+
+def _prompt_lines(prompt: str, limit: int) -> list[bytes]:
+    """A prompt as Aider logs it: one ``#### `` line per input line, each with two trailing spaces.
+
+    The snapshot restates prompts whole; only a line too long for the snapshot on its own is cut
+    (the turn itself, stored by an earlier checkpoint, had it whole).
+    """
+    out: list[bytes] = []
+    for line in prompt.split("\n"):
+        if len(line) > limit:
+            line = cut_line(line, max(views.MIN_KEEP, limit))
+        out.append((f"#### {line}  " if line else "####   ").encode("utf-8", "surrogateescape"))
+    return out
+
+
+def _essential(line: bytes) -> bool:
+    """Start-up lines the analyzers read: the logged command line (its ``--analytics-log``), the model."""
+    return line.startswith(b"> ") and (
+        b" --analytics-log " in line or line.startswith((b"> Aider v", b"> Main model: ", b"> Model: "))
+    )
+
+
+def _preamble(lines: list[bytes], limit: int) -> list[bytes]:
+    """The session's start-up lines within ``limit`` bytes: the essential ones first, in file order."""
+    keep = [_essential(line) for line in lines]
+    size = 0
+    for index, line in enumerate(lines):
+        if keep[index]:
+            if len(line) > limit:
+                lines[index] = line = _analytics_only(line)
+            size += len(line) + 1
+    for index, line in enumerate(lines):
+        if not keep[index] and size + len(line) + 1 <= limit:
+            keep[index] = True
+            size += len(line) + 1
+    return [line for line, kept in zip(lines, keep, strict=True) if kept]
+
+
+def _analytics_only(line: bytes) -> bytes:
+    """A long logged command line cut to what the token counter reads from it (``--analytics-log <file>``)."""
+    words = line.rstrip(b" ").split(b" ")
+    if b"--analytics-log" not in words:
+        return _shortened(line, views.MIN_KEEP)
+    at = words.index(b"--analytics-log")
+    return b" ".join([*words[:2], b"...", *words[at : at + 2]]) + b"  "
+
+
+def _shortened(record: bytes, limit: int) -> bytes:
+    if len(record) <= limit:
+        return record
+    return AiderView().shorten(record, limit) or record
+
+
+def _lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, int, int]]:
+    """Each complete line of ``path`` in ``[begin, end)`` (without its newline), with its offsets from ``begin``."""
+    with open(path, "rb") as f:
+        f.seek(begin)
+        remaining, pending, position = end - begin, b"", 0
+        while remaining > 0:
+            block = f.read(min(_BLOCK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            data = pending + block
+            parts = data.split(b"\n")
+            pending = parts.pop()
+            for part in parts:
+                stop = position + len(part) + 1
+                yield part, position, stop
+                position = stop
+
+
+def attach(agent: Agent, session_id: str, history: str, kind: int, *, start: int, upto: int) -> str:
+    """The view of one session's slice ``[start, upto)`` of ``history``, brought to ``upto`` (parse-hook).
+
+    Like ``entire_core.views.attach``, with a format that knows where the session starts in the
+    history file (the file holds every session of the repository).
+    """
+    from entire_core.types import EventType
+
+    fmt = AiderView(history, start)
+    with views.View.for_session(agent, fmt, session_id) as view:
+        view.sync(history, start=start, upto=upto)
+        if kind == EventType.TURN_START:
+            view.turn_started()
+        return view.path

@@ -1,0 +1,285 @@
+"""The view of a session's slice, against today's analyzer on the raw slice (the differential oracle).
+
+The history grows the way Aider wrote it, and parse-hook is called the way the notification command
+(or the launcher) calls it; at each event the test does what the Entire CLI does: a position at
+TurnStart, then at TurnEnd the prompts, files, tokens and summary after it, and ``read-transcript``.
+Through the view, with a small budget, these must equal what the analyzer finds on the raw slice
+``history[start:upto]`` that the event stands for, and every transcript must fit the budget.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from entire_agent_aider import hooks, transcript
+from entire_agent_aider import view as aider_view
+from entire_agent_aider.agent import AiderAgent
+from entire_core import views
+from entire_core.cli import Flags
+from entire_core.commands import transcript as command
+from entire_core.types import EventType
+
+DATA = Path(__file__).parent / "data"
+SHARED = Path("/work/shared/fixtures/aider")
+BUDGET = 65536
+TIME = "2026-11-30T03:05:00Z"
+
+
+def flags(**values: str | int) -> Flags:
+    names = {"path": "", "session-ref": "", "offset": 0, "subagents-dir": ""}
+    names.update({key.replace("_", "-"): value for key, value in values.items()})
+    return Flags(names, set(values))  # pyright: ignore[reportArgumentType]
+
+
+@pytest.fixture
+def utc() -> Iterator[None]:
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if saved is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = saved
+    time.tzset()
+
+
+class Run:
+    """One repository whose history grows; parse-hook drained at each step, the CLI's calls checked."""
+
+    def __init__(self, root: Path, budget: int = BUDGET) -> None:
+        self.root = root
+        self.history = root / ".aider.chat.history.md"
+        env = {
+            "ENTIRE_REPO_ROOT": str(root),
+            "HOME": str(root / "home"),
+            "XDG_STATE_HOME": str(root / "state"),
+            views.BUDGET_ENV: str(budget),
+        }
+        self.agent = AiderAgent(env=env, cwd=str(root))
+        self.budget = budget
+        self.turn_start: dict[str, tuple[int, int]] = {}
+        """Per session: the view position and the raw offset at its TurnStart."""
+        self.checked: list[dict[str, Any]] = []
+        self.largest = 0
+        self.rebased = 0
+
+    def write(self, data: bytes) -> None:
+        with open(self.history, "ab") as f:
+            f.write(data)
+
+    def drain(self, hook: str = "turn-end", **payload: Any) -> None:
+        body = {"source": "notification", "history_file": str(self.history), "time": TIME, **payload}
+        seen: list[tuple[str, int, int, int]] = []
+        real = aider_view.attach
+
+        def spy(agent: Any, session_id: str, history: str, kind: int, *, start: int, upto: int) -> str:
+            seen.append((session_id, kind, start, upto))
+            return real(agent, session_id, history, kind, start=start, upto=upto)
+
+        aider_view.attach = spy  # pyright: ignore[reportAttributeAccessIssue]
+        try:
+            while (event := hooks.parse_hook(self.agent, hook, body)) is not None:
+                session_id, kind, start, upto = seen[-1]
+                self.on_event(event.session_ref, session_id, kind, start, upto)
+                body = {**body, "exited": False}
+        finally:
+            aider_view.attach = real  # pyright: ignore[reportAttributeAccessIssue]
+
+    def on_event(self, ref: str, session_id: str, kind: int, start: int, upto: int) -> None:
+        agent = self.agent
+        data = command.read_transcript(agent, flags(session_ref=ref), b"")
+        assert len(data) <= self.budget, f"read-transcript gave {len(data)} bytes"
+        self.largest = max(self.largest, len(data))
+        if views.frame_of(data, views.BYTES, aider_view.HEADER_LINES).head_bytes:
+            self.rebased += 1
+        if kind == EventType.TURN_START:
+            position = command.get_transcript_position(agent, flags(path=ref), b"")["position"]
+            assert isinstance(position, int)
+            self.turn_start[session_id] = (position, upto - start)
+            return
+        if kind != EventType.TURN_END or session_id not in self.turn_start:
+            return
+        position, raw_offset = self.turn_start.pop(session_id)
+        with open(self.history, "rb") as f:
+            f.seek(start)
+            raw = f.read(upto - start)
+        raw_path = self.root / "raw-slice.md"
+        raw_path.write_bytes(raw)
+        expected = {
+            "prompts": agent.extract_prompts(str(raw_path), raw_offset),
+            "files": agent.extract_modified_files(str(raw_path), raw_offset)[0],
+            "tokens": agent.calculate_tokens(raw, raw_offset).to_wire(),
+            "summary": agent.extract_summary(str(raw_path)) or "",
+        }
+        got = {
+            "prompts": command.extract_prompts(agent, flags(session_ref=ref, offset=position), b"")[
+                "prompts"
+            ],
+            "files": command.extract_modified_files(agent, flags(path=ref, offset=position), b"")["files"],
+            "tokens": command.calculate_tokens(agent, flags(offset=position), data),
+            "summary": command.extract_summary(agent, flags(session_ref=ref), b"")["summary"],
+        }
+        assert got == expected, f"turn of {session_id} ending at {upto}"
+        # The next turn's TurnStart is at or after this TurnEnd: positions never go back.
+        end = command.get_transcript_position(agent, flags(path=ref), b"")["position"]
+        assert isinstance(end, int) and end >= position
+        self.checked.append(expected)
+
+
+def grow_by_turns(run: Run, data: bytes, launcher: str = "") -> None:
+    """Append ``data`` a turn at a time, with a notification after each (and the launcher's calls)."""
+    history = transcript.parse(data)
+    cuts = sorted({t.end for t in history.turns()} | {s.start for s in history.sessions} | {len(data)})
+    extra: dict[str, Any] = {"source": "launcher", "session": launcher} if launcher else {}
+    written = 0
+    if launcher:
+        run.drain("session-start", **extra, start_offset=0)
+    for cut in cuts:
+        if cut <= written:
+            continue
+        run.write(data[written:cut])
+        written = cut
+        run.drain(**extra)
+    if launcher:
+        run.drain(**extra, exited=True)
+
+
+# -- synthetic histories from the real blocks ------------------------------------------------------------
+
+
+def real_history() -> bytes:
+    return (DATA / "aider.chat.history.md").read_bytes()
+
+
+def blocks(data: bytes) -> tuple[list[bytes], list[bytes]]:
+    """The real sessions' openings (header and start-up lines) and their model turns, as Aider wrote them."""
+    history = transcript.parse(data)
+    openings: list[bytes] = []
+    turns: list[bytes] = []
+    for session in history.sessions:
+        if session.header is None or not session.turns:
+            continue
+        openings.append(data[session.start : session.turns[0].offset])
+        bounds = [t.offset for t in session.turns] + [session.end]
+        for turn, begin, end in zip(session.turns, bounds, bounds[1:], strict=False):
+            block = data[begin:end]
+            if turn.is_llm and b"> Tokens:" in block:
+                turns.append(block if block.endswith(b"\n\n") else block + b"\n")
+    return openings, turns
+
+
+def synthetic(sessions: int, turns_each: int, *, big_turn: int = -1, big: int = 0) -> bytes:
+    openings, turns = blocks(real_history())
+    out = bytearray()
+    number = 0
+    for s in range(sessions):
+        opening = openings[s % len(openings)]
+        stamp = f"2026-12-{1 + s // 24:02d} {s % 24:02d}:00:00".encode()
+        at = opening.index(b"started at ") + len(b"started at ")
+        out += opening[:at] + stamp + opening[at + len(stamp) :]
+        for _ in range(turns_each):
+            block = turns[number % len(turns)]
+            block = block.replace(b"#### ", f"#### [{number}] ".encode(), 1)
+            if number == big_turn:
+                tokens = block.index(b"> Tokens:")
+                block = block[:tokens] + b"> " + b"x" * big + b"  \n\n" + block[tokens:]
+            out += block
+            number += 1
+    return bytes(out)
+
+
+# -- the tests -----------------------------------------------------------------------------------------
+
+
+def test_the_real_history_through_views_equals_the_raw_slices(tmp_path: Path) -> None:
+    run = Run(tmp_path)
+    grow_by_turns(run, real_history())
+    assert len(run.checked) >= 8
+    assert run.rebased == 0  # small sessions: the view is the slice
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared Aider captures are not here")
+def test_the_shared_capture_through_views(tmp_path: Path) -> None:
+    run = Run(tmp_path, 4096)  # the smallest budget: the capture's sessions re-base
+    grow_by_turns(run, (SHARED / "aider.chat.history.md").read_bytes())
+    assert len(run.checked) >= 8
+    assert run.rebased > 0
+
+
+def test_exact_tokens_from_the_analytics_log_survive_a_rebase(tmp_path: Path, utc: None) -> None:
+    log = tmp_path / "analytics.jsonl"
+    log.write_bytes((DATA / "analytics.jsonl").read_bytes())
+    data = real_history().replace(b"/srv/aider-live/out/analytics.jsonl", str(log).encode())
+    run = Run(tmp_path, 4096)
+    grow_by_turns(run, data)
+    assert run.rebased > 0
+    # Every turn equalled the raw slice's exact figures (the architect's: the markdown says 289 and 1.6k).
+    assert any(c["tokens"]["input_tokens"] == 289 + 1627 for c in run.checked)
+
+
+def test_many_turns_in_several_sessions_stay_within_the_budget(tmp_path: Path) -> None:
+    budget = 16384
+    run = Run(tmp_path, budget)
+    data = synthetic(3, 60)
+    assert len(data) > 4 * budget
+    grow_by_turns(run, data)
+    assert len(run.checked) == 180
+    assert run.rebased > 50
+    assert run.largest <= budget
+
+
+def test_a_launched_session_with_a_20_mb_tool_output(tmp_path: Path) -> None:
+    run = Run(tmp_path)
+    data = synthetic(1, 12, big_turn=7, big=20 << 20)
+    grow_by_turns(run, data, launcher="aider-run-big")
+    assert len(run.checked) == 12
+    assert run.largest <= BUDGET
+    view = Path(run.agent.get_session_dir(str(tmp_path))) / "aider-run-big.md"
+    assert views.MARKER.split("{")[0].encode() in view.read_bytes() or run.rebased > 0
+
+
+# -- the format on its own -------------------------------------------------------------------------------
+
+
+def test_long_lines_keep_their_role() -> None:
+    fmt = aider_view.AiderView()
+    tool = b"> " + b"y" * 50000 + b"  "
+    short = fmt.shorten(tool, 4096)
+    assert short is not None and len(short) < 4096 + 200
+    assert short.startswith(b"> yyy") and short.endswith(b"y  ") and b"\n" not in short
+    assert b"[entire: " in short
+    reply = ("é" * 30000).encode()
+    cut = fmt.shorten(reply, 4096)
+    assert cut is not None and len(cut) < 4096 + 200 and cut.decode().startswith("éé")
+    for kept in (b"#### " + b"p" * 50000 + b"  ", b"> Applied edit to " + b"a" * 9000 + b"  "):
+        assert fmt.shorten(kept, 4096) is None
+    parsed = transcript.parse(b"\n#### q  \n\nanswer\n\n" + short + b"\n> Tokens: 5 sent, 1 received.  \n")
+    assert parsed.turns()[0].reply == "answer" and len(parsed.turns()[0].tokens) == 1
+
+
+def test_the_snapshot_restates_every_prompt_and_ends_with_the_tag(tmp_path: Path) -> None:
+    data = synthetic(1, 40)
+    path = tmp_path / "h.md"
+    path.write_bytes(data)
+    tag = views.make_tag(12345, b"")
+    header = aider_view.AiderView(str(path), 0).snapshot(str(path), len(data), tag, 16384)
+    assert header[0] == b"" and header[1].startswith(b"# aider chat started at ")
+    assert tag.encode() in header[-1] and header[-1].startswith(b"> ") and header[-1].endswith(b"  ")
+    assert sum(len(r) + 1 for r in header) <= 16384
+    text = b"\n".join(header).decode()
+    for number in range(40):
+        assert f"#### [{number}] " in text
+    head = b"".join(r + b"\n" for r in header)
+    frame = views.frame_of(head + b"\n#### next  \n", views.BYTES, aider_view.HEADER_LINES)
+    assert (frame.base, frame.head_bytes) == (12345, len(head))
+    calls = sum(len(t.tokens) for t in transcript.parse(data).turns())
+    assert aider_view.earlier_calls(head) == calls
+    # Our parser finds the restated prompts where Aider's --restore-chat-history finds them.
+    prompts = transcript.prompts(transcript.parse(head))
+    assert [p.split("]")[0] for p in prompts] == [f"[{n}" for n in range(40)]
