@@ -283,3 +283,58 @@ def test_the_snapshot_restates_every_prompt_and_ends_with_the_tag(tmp_path: Path
     # Our parser finds the restated prompts where Aider's --restore-chat-history finds them.
     prompts = transcript.prompts(transcript.parse(head))
     assert [p.split("]")[0] for p in prompts] == [f"[{n}" for n in range(40)]
+
+
+def aider_restores(history: bytes) -> list[tuple[str, str]]:
+    """(role, text) of the messages ``aider --restore-chat-history`` makes of a history file.
+
+    Aider 0.86's ``split_chat_history_markdown``: ``# `` lines skipped, ``> `` lines are tool output
+    (dropped), ``#### `` lines are the user's, everything else the assistant's.
+    """
+    messages: list[tuple[str, str]] = []
+    role, lines = "", []
+    for line in history.decode().splitlines(keepends=True):
+        if line.startswith("# "):
+            continue
+        kind = "tool" if line.startswith("> ") else "user" if line.startswith("#### ") else "assistant"
+        if kind != role:
+            if role != "tool" and "".join(lines).strip():
+                messages.append((role, "".join(lines)))
+            role, lines = kind, []
+        lines.append(line[5:] if kind == "user" else line)
+    if role != "tool" and "".join(lines).strip():
+        messages.append((role, "".join(lines)))
+    return messages
+
+
+def test_write_session_restores_a_rebased_view_for_the_resume_command(tmp_path: Path) -> None:
+    import base64
+    import json
+    import shlex
+
+    from entire_agent_aider import state
+    from entire_core.protocol import AgentSession
+
+    run = Run(tmp_path, 8192)
+    grow_by_turns(run, synthetic(1, 30), launcher="aider-run-r")
+    view = Path(run.agent.get_session_dir(str(tmp_path))) / "aider-run-r.md"
+    stored = view.read_bytes()
+    assert b"> entire-view:v1:" in stored and len(stored) <= 8192
+    view.unlink()  # restored on another machine, say
+    data = {"session_id": "aider-run-r", "agent_name": "aider", "repo_path": str(tmp_path),
+            "session_ref": str(view), "start_time": "0001-01-01T00:00:00Z",
+            "native_data": base64.b64encode(stored).decode()}  # fmt: skip
+    run.agent.write_session(AgentSession.model_validate_json(json.dumps(data)))
+    restored = Path(state.session_ref(str(tmp_path), "aider-run-r"))
+    assert restored.read_bytes() == stored == view.read_bytes()
+    argv = shlex.split(run.agent.format_resume_command("aider-run-r"))
+    assert argv[:2] == ["aider", "--chat-history-file"] and argv[3:] == ["--restore-chat-history"]
+    assert tmp_path / argv[2] == restored
+    # What the resumed Aider gets: every prompt of the session as a user message, in order.
+    users = [text for role, text in aider_restores(restored.read_bytes()) if role == "user"]
+    assert [u.split("]")[0] for u in users] == [f"[{n}" for n in range(30)]
+    # The CLI reads the restored view within its frame: positions go on, nothing before them.
+    after = command.get_transcript_position(run.agent, flags(path=str(view)), b"")["position"]
+    assert (
+        command.extract_prompts(run.agent, flags(session_ref=str(view), offset=after), b"")["prompts"] == []
+    )
