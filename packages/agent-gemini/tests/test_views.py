@@ -234,9 +234,11 @@ def effective_history(path: Path) -> list[dict[str, Any]]:
 
 
 def resume_lines(path: Path) -> list[bytes]:
-    """What a resume appends: the header again (same minute), the session id and a checkpoint."""
+    """What a same-minute resume appends (Gemini 0.61's order): the header again, a context-only
+    checkpoint, the session id and a checkpoint restating the history."""
     return [
         dump(HEADER),
+        dump(CONTEXT),
         dump({"$set": {"sessionId": SESSION}}),
         dump({"$set": {"messages": effective_history(path)}}),
     ]

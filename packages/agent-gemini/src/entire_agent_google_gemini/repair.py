@@ -33,7 +33,8 @@ def view_path(agent: GeminiAgent, session_id: str) -> str:
     )
 
 
-def _meta_path(view: str) -> str:
+def meta_path(view: str) -> str:
+    """The metadata file core keeps beside ``view``."""
     directory, name = os.path.split(view)
     return os.path.join(directory, ".meta", name.rsplit(".", 1)[0] + ".json")
 
@@ -82,7 +83,7 @@ def put_back(agent: GeminiAgent, view: str, native: str, *, missing: bool) -> bo
     True when the chat was put back. Nothing happens unless the view follows ``native`` and starts
     with a session header while the file at ``native`` does not (a Gemini chat always does).
     """
-    if not os.path.isfile(_meta_path(view)):
+    if not os.path.isfile(meta_path(view)):
         return False
     from entire_core import fsutil, views
 

@@ -51,12 +51,34 @@ def restore_native(agent: GeminiAgent, session: AgentSession) -> str:
 
     repo = session.repo_path or agent.repo_root
     chats = agent.chats_dir(repo)
-    target = session_file(chats, validate.session_id(session.session_id))
+    session_id = validate.session_id(session.session_id)
+    target = _viewed_native(agent, session_id, chats) or session_file(chats, session_id)
     fsutil.atomic_write(target, session.native_data or b"")
     project_tmp, owned = paths.project_dir(agent.gemini_home(), repo)
     if not owned:
         paths.claim(project_tmp, repo)
     return target
+
+
+def _viewed_native(agent: GeminiAgent, session_id: str, chats: str) -> str | None:
+    """The chat file this machine's view of the session followed, when it is in ``chats``.
+
+    A session Gemini's clean-up deleted goes back under its own name, as Gemini wrote it.
+    """
+    import json
+
+    from entire_agent_google_gemini import repair
+
+    meta = repair.meta_path(repair.view_path(agent, session_id))
+    try:
+        with open(meta, "rb") as f:
+            native = json.loads(f.read()).get("native")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(native, str) or not os.path.basename(native).startswith(paths.SESSION_PREFIX):
+        return None
+    same = os.path.normcase(os.path.dirname(native)) == os.path.normcase(os.path.abspath(chats))
+    return native if same else None
 
 
 def repo_relative(files: Iterable[str], repo_root: str) -> list[str]:

@@ -12,7 +12,8 @@ Positions are line counts. A view copies the chat line for line, so a view posit
 line number of the same record.
 
 What may be cut: tool outputs (``functionResponse`` results, ``resultDisplay``), inline data (images
-become a short ``text/plain`` part that says what was cut) and thoughts. What never is: the user's
+become a short ``text/plain`` part that says what was cut) and thoughts; an oversized checkpoint after
+the header (a resume's) loses those first, then its oldest messages other than the user's prompts. What never is: the user's
 prompts, the model's text (the summary), the arguments of the file-writing tools (paths and content),
 token counts, headers and subagent links (``agentId``).
 
@@ -85,8 +86,11 @@ class GeminiView(views.ViewFormat):
             messages = as_list(update.get("messages"))
             if not messages:
                 return None  # metadata: the title, the session id, the scratchpad
+            # A later checkpoint replaces the history Gemini resumes with its own list, and the
+            # checkpoint before it may have cleared it (a same-minute resume writes a context-only
+            # one first): the user's prompts stay in it, whatever its size.
             shrunk = [shrink(as_dict(m), max(views.SHRINK_TO, limit // 8)) for m in messages]
-            value["$set"] = {**update, "messages": fit(shrunk, limit)}
+            value["$set"] = {**update, "messages": fit(shrunk, limit, keep_prompts=True)}
             out = dump(value)
             return out if len(out) < len(record) else None
         if not isinstance(value.get("id"), str):
@@ -201,11 +205,12 @@ def _tool_results_only(message: dict[str, Any]) -> bool:
     )
 
 
-def fit(messages: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def fit(messages: list[dict[str, Any]], limit: int, *, keep_prompts: bool = False) -> list[dict[str, Any]]:
     """The history within ``limit`` bytes: outputs cut first, then the oldest messages dropped.
 
-    The user's prompts go last: they are the conversation's thread. A tool result left without the
-    call before it goes too (the API refuses an answer to a call it never made).
+    The user's prompts go last (never, with ``keep_prompts``): they are the conversation's thread. A
+    tool result left without the call before it goes too (the API refuses an answer to a call it never
+    made).
     """
     sizes = [_size(m) for m in messages]
     total = sum(sizes)
@@ -220,7 +225,7 @@ def fit(messages: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
         total -= sizes[i] - new
         sizes[i] = new
     keep = [True] * len(messages)
-    for drop_prompts in (False, True):
+    for drop_prompts in (False, True)[: 1 if keep_prompts else 2]:
         for i in range(len(messages) - 1):
             if total <= limit:
                 break

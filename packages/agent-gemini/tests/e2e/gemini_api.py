@@ -197,6 +197,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                     {
                         "path": self.path,
                         "prompt": _conversation(body),
+                        "history": [_text(c.get("parts") or []) for c in body.get("contents") or []],
                         "tools": _tools(body),
                         "answer": answer,
                     }

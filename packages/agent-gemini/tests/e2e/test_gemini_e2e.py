@@ -50,6 +50,14 @@ CALL = {
     "api_call_count": 1,
 }
 """One scripted model call by Entire's formula: 100 prompt - 40 cached, 10 + 3 thoughts out."""
+VIEW_BUDGET = 20480
+"""A small view budget: the CLI's view of the session of turns 1-2 is re-based at turn 2's start (before
+it is restored), and the compression turn's at its start. Each turn must still fit in it whole: a turn's
+file writes and prompts are never cut."""
+PROMPT_ONE = "Create hello.txt with a greeting. Background, kept whole in the transcript: " + (
+    "the quick brown fox jumps over the lazy dog, " * 180
+).strip(", ")
+"""Turn 1's prompt, long enough (8 KiB) that the view passes half its budget by turn 2's start."""
 
 
 def calls(n: int, first_prompt: int = 100, **sub: Any) -> dict[str, Any]:
@@ -112,7 +120,8 @@ class Scenario:
 
         base_env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
         base_env.update({"HOME": str(self.home), "GEMINI_API_KEY": "scripted", "GEMINI_CLI_TRUST_WORKSPACE": "true",
-                         "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "1", "CI": "1", "TERM": "dumb"})  # fmt: skip
+                         "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "1", "CI": "1", "TERM": "dumb",
+                         "ENTIRE_VIEW_BUDGET": str(VIEW_BUDGET)})  # fmt: skip
         self.sim = Simulator(repo=self.repo, state_dir=work / "sim-state", env=base_env)
         self.sim.install_shim(work / "bin")
         self.installed = self.sim.enable(AGENT)
@@ -121,7 +130,7 @@ class Scenario:
         plan = {"gemini": gemini, "workdir": str(self.repo), "env": self.sim.env()}
         run = ["--yolo", "-m", MODEL, "-o", "json"]
         self.phase1 = run_in_namespace({**plan, "steps": [
-            {"name": "turn1", "args": ["-p", "Create hello.txt with a greeting", *run]},
+            {"name": "turn1", "args": ["-p", PROMPT_ONE, *run]},
             {"name": "turn2", "args": ["-p", "Now change hello to goodbye", "--resume", "{session:turn1}", *run]},
             {"name": "subagent", "args": ["-p", "Use a subagent to create sub.txt", *run]},
             {"name": "multi", "args": ["-p", "Write three files one by one", *run]},
@@ -129,17 +138,20 @@ class Scenario:
                                           *run]},
         ]}, work, "phase1")  # fmt: skip
         self.sessions: dict[str, str] = self.phase1["sessions"]
-        self.chats = Path(
+        self.views = Path(
             self.sim.plugin(AGENT).json("get-session-dir", "--repo-path", str(self.repo))["session_dir"]
         )
+        self.chats = self.home / ".gemini" / "tmp" / "repo" / "chats"
         # Gemini's start-up clean-up deletes a session resumed across a minute boundary (the stray file
         # of that resume is "not resumable", and every file sharing its short id goes with it): whether it
         # already did depends on the clock, so the test deletes whatever is left and checks it is gone.
         for path in self.session_files("turn1"):
             path.unlink()
         self.left_before_restore = self.session_files("turn1")
+        self.stored_turn1 = (self.sim.state.metadata(self.sessions["turn1"]) / "full.jsonl").read_bytes()
         self.restored = self.sim.resume(AGENT, self.sessions["turn1"])
         self.restored_files = self.session_files("turn1")
+        self.restored_bytes = [p.read_bytes() for p in self.restored_files]
         self.phase2 = run_in_namespace({**plan, "steps": [
             {"name": "turn3", "args": ["-p", "Say hi", "--resume", self.sessions["turn1"], *run]},
         ]}, work, "phase2")  # fmt: skip
@@ -151,9 +163,9 @@ class Scenario:
         self.settings_after_disable = (self.repo / ".gemini" / "settings.json").read_text()
 
     def session_files(self, session: str) -> list[Path]:
-        """The chat files of a session in the directory ``get-session-dir`` names."""
+        """The chat files of a session in Gemini's own chats directory."""
         short_id = self.sessions[session][:8]
-        return sorted(self.chats.glob(f"session-*-{short_id}.jsonl"))
+        return sorted(self.chats.glob(f"session-*-{short_id}*.jsonl"))
 
     def events(self, session: str) -> list[str]:
         sid = self.sessions[session]
@@ -239,7 +251,7 @@ def test_a_real_compression_is_exactly_one_compaction(scenario: Scenario) -> Non
 def test_turn_files_prompts_and_tokens(scenario: Scenario) -> None:
     (t1, t2, t3) = scenario.turns("turn1")
     assert (t1["prompt"], t1["transcript_files"], t1["tokens"]) == (
-        "Create hello.txt with a greeting",
+        PROMPT_ONE,
         ["hello.txt"],
         calls(2),
     )
@@ -274,11 +286,28 @@ def test_the_subagent_task_gets_exactly_its_own_file(scenario: Scenario) -> None
     assert task["session_ref"].endswith(f"/{sid}/{ends[0]['subagent_id']}.jsonl")
 
 
+def test_the_view_is_rebased_mid_session_and_stays_in_budget(scenario: Scenario) -> None:
+    """With a 4 KiB budget the CLI's transcript of turns 1-2 was re-based: it starts with a snapshot."""
+    (t1, t2, t3) = scenario.turns("turn1")
+    assert all(Path(t["session_ref"]).parent == scenario.views for t in (t1, t2, t3))  # get-session-dir
+    assert not str(scenario.views).startswith(str(scenario.repo))
+    assert b"entire-view:v1:" in scenario.stored_turn1
+    assert len(scenario.stored_turn1) <= VIEW_BUDGET
+    assert all(c.get("transcript_bytes", 0) <= VIEW_BUDGET for c in scenario.checkpoints)
+    assert t1["turn_offset"] < t2["turn_offset"] < t3["turn_offset"]  # positions only grow
+    assert scenario.violations == []
+
+
 def test_resume_restores_a_deleted_session_for_gemini(scenario: Scenario) -> None:
-    (t1, _, t3) = scenario.turns("turn1")
-    assert Path(t1["session_ref"]).parent == scenario.chats  # get-session-dir names Gemini's own directory
+    (_, _, t3) = scenario.turns("turn1")
     assert scenario.left_before_restore == []
     assert [p.parent for p in scenario.restored_files] == [scenario.chats]
+    assert scenario.restored_bytes == [scenario.stored_turn1]  # the re-based view, where Gemini looks
+    # Gemini resumed the view's checkpoint: its first request carries the earlier turns' prompts
+    first = next(e for e in scenario.api_log("phase2") if ":streamGenerateContent" in e["path"])
+    history = json.dumps(first["history"])
+    assert PROMPT_ONE in history and "Now change hello to goodbye" in history
+    assert "Say hi" in history
     assert scenario.restored["command"] == f"gemini --resume {scenario.sessions['turn1']}"
     answer = scenario.phase2["steps"][0]["answer"]
     assert answer["session_id"] == scenario.sessions["turn1"]  # Gemini found the restored session
