@@ -28,6 +28,8 @@ NOTE = (
     " Entire's view of this session starts here: the turns before were stored by earlier checkpoints,"
     " and this record restates the conversation as the model sees it."
 )
+HUGE_RECORD = 32 << 20
+"""Records larger than this are cut without being parsed (``views.cut_json_strings``)."""
 REPLAY_LIMIT_FACTOR = 8
 """The snapshot replays at most this many budgets of history after the last compaction."""
 _BLOCK = 1 << 20
@@ -79,10 +81,14 @@ class CodexView(views.ViewFormat):
         return [line for line in header if line] + [_dump(compacted)]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
+        if len(record) > HUGE_RECORD:
+            # Too large to parse in bounded memory: every long string is cut, whatever it holds.
+            record = views.cut_json_strings(record, limit // 4)
         try:
             value = as_dict(json.loads(record))
         except (ValueError, RecursionError):
             return None
+        size = len(record)
         kind = value.get("type")
         payload = as_dict(value.get("payload"))
         if kind in ("session_meta", "turn_context", "token_usage_record"):
@@ -91,19 +97,18 @@ class CodexView(views.ViewFormat):
             history = [as_dict(i) for i in as_list(payload.get("replacement_history"))]
             payload["replacement_history"], _ = _fit([_shrunk_item(i, limit // 8) for i in history], limit)
             out = _dump(value)
-            return out if len(out) < len(record) else None
+            return out if len(out) < size else None
+        changed = False
         if kind == "response_item":
             value["payload"] = _without_images(payload)
+            changed = value["payload"] is not payload
             if payload.get("type") == "reasoning" and payload.get("encrypted_content"):
                 value["payload"]["encrypted_content"] = None
-        elif kind == "event_msg" and payload.get("type") == "user_message":
-            images = as_list(payload.get("images"))
-            payload["images"] = [_image_marker(str(i)) for i in images]
-        trimmed = _dump(value)
-        protected = _protector(value)
-        return views.shorten_json(trimmed, limit, protected) or (
-            trimmed if len(trimmed) < len(record) else None
-        )
+                changed = True
+        elif kind == "event_msg" and payload.get("type") == "user_message" and payload.get("images"):
+            payload["images"] = [_image_marker(str(i)) for i in as_list(payload.get("images"))]
+            changed = True
+        return views.shorten_value(value, size, limit, _protector(value), changed=changed)
 
 
 # -- what may be cut ------------------------------------------------------------------------------------

@@ -223,11 +223,19 @@ def shorten_json(record: bytes, limit: int, protected: Callable[[Path], bool]) -
         value = json.loads(record)
     except (ValueError, RecursionError):
         return None
-    leaves: list[tuple[int, Any, str | int, Path]] = []
+    return shorten_value(value, len(record), limit, protected)
+
+
+def shorten_value(
+    value: Any, size: int, limit: int, protected: Callable[[Path], bool], *, changed: bool = False
+) -> bytes | None:
+    """``shorten_json`` on a record already parsed (``size`` bytes as read; ``changed``: already altered)."""
+    import json
+    from typing import cast
+
+    leaves: list[tuple[int, Any, Any]] = []
 
     def walk(node: Any, path: Path) -> None:
-        from typing import cast
-
         if isinstance(node, dict):
             pairs = list(cast("dict[Any, Any]", node).items())
         elif isinstance(node, list):
@@ -238,14 +246,13 @@ def shorten_json(record: bytes, limit: int, protected: Callable[[Path], bool]) -
             where: Path = (*path, key)
             if isinstance(child, str):
                 if len(child) > MIN_KEEP and not protected(where):
-                    leaves.append((len(child), cast("Any", node), key, where))
+                    leaves.append((len(child), cast("Any", node), key))
             else:
                 walk(child, where)
 
     walk(value, ())
-    over = len(record) - limit
-    changed = False
-    for length, node, key, _ in sorted(leaves, key=lambda leaf: leaf[0], reverse=True):
+    over = size - limit
+    for length, node, key in sorted(leaves, key=lambda leaf: leaf[0], reverse=True):
         if over <= 0:
             break
         short = cut_text(node[key], length - over)
@@ -256,7 +263,48 @@ def shorten_json(record: bytes, limit: int, protected: Callable[[Path], bool]) -
     if not changed:
         return None
     out = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    return out if len(out) < len(record) else None
+    return out if len(out) < size else None
+
+
+def cut_json_strings(record: bytes, keep: int) -> bytes:
+    """Every JSON string in ``record`` longer than ``keep`` bytes cut to about ``keep``, without parsing.
+
+    For records too large to parse in bounded memory (a history restated in one record): a single
+    pass over the bytes, so the cost is the record plus what is kept. Keys are left alone.
+    """
+    import re
+
+    keep = max(MIN_KEEP, keep)
+    out: list[bytes] = []
+    last = 0
+    for match in re.finditer(rb'"(?:[^"\\]|\\.){%d,}"' % keep, record, flags=re.DOTALL):
+        start, end = match.span()
+        if record[end : end + 1] == b":" or record[end : end + 2] == b" :":
+            continue  # an object key
+        inner = record[start + 1 : end - 1]
+        head = _clean_cut(inner, keep * 3 // 4)
+        tail = _clean_cut(inner, len(inner) - keep // 4, forward=True)
+        head, tail = inner[:head], inner[tail:]
+        note = MARKER.format(cut=len(inner) - len(head) - len(tail), total=len(inner)).encode()
+        out += (record[last:start], b'"', head, b"\\n", note, b"\\n", tail, b'"')
+        last = end
+    if not out:
+        return record
+    out.append(record[last:])
+    return b"".join(out)
+
+
+def _clean_cut(data: bytes, at: int, *, forward: bool = False) -> int:
+    """``at`` moved off the middle of an escape sequence or a UTF-8 character (backwards, or ``forward``)."""
+    step = 1 if forward else -1
+    while 0 < at < len(data):
+        backslashes = len(data[max(0, at - 6) : at]) - len(data[max(0, at - 6) : at].rstrip(b"\\"))
+        unicode_escape = data.rfind(b"\\u", max(0, at - 5), at)
+        if (data[at] & 0xC0) == 0x80 or backslashes % 2 or (unicode_escape >= 0 and at - unicode_escape < 6):
+            at += step
+            continue
+        return at
+    return max(0, min(at, len(data)))
 
 
 # -- where views live -----------------------------------------------------------------------------------
@@ -529,37 +577,34 @@ class View:
         m = self.meta
         record_limit = self.budget.record
         pending: list[bytes] = []
-        size = 0
+        size = lines = 0
 
         def flush() -> None:
-            nonlocal size
+            nonlocal size, lines
             if not pending:
                 return
-            data = b"".join(pending)
             with open(self.path, "r+b") as f:
                 f.seek(int(m["view_size"]))
-                f.write(data)
+                f.writelines(pending)
                 f.truncate()
-            m["view_size"] = int(m["view_size"]) + len(data)
-            if self.fmt.unit == LINES:
-                m["view_units"] = int(m["view_units"]) + len(pending)
-            else:
-                m["view_units"] = m["view_size"]
+            m["view_size"] = int(m["view_size"]) + size
+            m["view_units"] = int(m["view_units"]) + lines if self.fmt.unit == LINES else m["view_size"]
             pending.clear()
-            size = 0
+            size = lines = 0
             self._save()
             if int(m["view_size"]) > self.budget.total:
                 self._fit()
 
         for line, stop in _complete_lines(native, begin, end):
-            if len(line) > record_limit + 1:
-                body = line[:-1].removesuffix(b"\r")
-                short = self.fmt.shorten(body, record_limit)
-                if short is not None and len(short) < len(body):
-                    line = short + b"\n"
-            pending.append(line)
-            size += len(line)
+            if len(line) > record_limit:
+                short = self.fmt.shorten(line.removesuffix(b"\r"), record_limit)
+                if short is not None and len(short) < len(line):
+                    line = short
+            pending += (line, b"\n")
+            size += len(line) + 1
+            lines += 1
             m["native_end"] = stop
+            del line
             if size >= _FLUSH:
                 flush()
         flush()
@@ -689,27 +734,34 @@ class View:
 
 
 def _complete_lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, int]]:
-    """Each complete line of ``path`` in ``[begin, end)`` with its newline, and the offset after it."""
+    """Each complete line of ``path`` in ``[begin, end)`` without its newline, and the offset after it.
+
+    A line longer than a block is gathered in pieces and joined once: memory is the line, not more.
+    """
     with open(path, "rb") as f:
         f.seek(begin)
-        position, remaining, pending = begin, end - begin, b""
+        block_start, remaining = begin, end - begin
+        parts: list[bytes] = []
         while remaining > 0:
             block = f.read(min(_BLOCK, remaining))
             if not block:
                 return
             remaining -= len(block)
-            if pending:
-                block, pending = pending + block, b""
             cut = 0
             while True:
                 newline = block.find(b"\n", cut)
                 if newline < 0:
-                    pending = block[cut:]
+                    parts.append(block[cut:] if cut else block)
                     break
-                line = block[cut : newline + 1]
-                position += len(line)
-                yield line, position
+                if parts:
+                    parts.append(block[cut:newline])
+                    line = b"".join(parts)
+                    parts.clear()
+                else:
+                    line = block[cut:newline]
+                yield line, block_start + newline + 1
                 cut = newline + 1
+            block_start += len(block)
 
 
 def _at_line_start(path: str, offset: int) -> bool:

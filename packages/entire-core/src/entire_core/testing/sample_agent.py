@@ -25,6 +25,7 @@ from entire_core.agent import (
     TranscriptPreparer,
 )
 from entire_core.types import CompactTranscript, Event, EventType, TokenUsage
+from entire_core.views import BYTES, ViewFormat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -252,6 +253,56 @@ class SampleAgent(
 
     def format_resume_command(self, session_id: str) -> str:
         return f"sample resume {session_id}"
+
+
+class SampleView(ViewFormat):
+    """The sample format's view (``entire_core.views``): a ``snapshot`` record restating the conversation."""
+
+    unit = BYTES
+
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+        import json
+
+        with open(path, "rb") as f:
+            first = f.readline()
+            start = max(f.tell(), end - limit)  # a bounded look back: the newest history
+            f.seek(start)
+            rest = f.read(end - start)
+        if start > len(first):
+            rest = rest.partition(b"\n")[2]
+        first = first.rstrip(b"\r\n")
+        history: list[Any] = []
+        for record in _records(rest):
+            if record.get("type") == "snapshot":
+                history = list(jsonvalues.array(record.get("history")))
+            elif record.get("type") in ("user", "assistant"):
+                history.append({"type": record["type"], "text": record.get("text", "")})
+        while history and len(json.dumps(history)) > limit:
+            history.pop(0)
+        return [first, json.dumps({"type": "snapshot", "history": history, "tag": tag}).encode()]
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        from entire_core import views
+
+        kind = b'"type": "tool"' in record or b'"type":"tool"' in record
+        return views.shorten_json(record, limit, lambda path: not kind or path[:1] in (("path",), ("name",)))
+
+
+class ViewedSampleAgent(SampleAgent):
+    """The sample agent, handing the CLI bounded views of its transcripts."""
+
+    name = "viewed-sample"
+
+    def view_format(self) -> ViewFormat:
+        return SampleView()
+
+    def restore_native(self, session: Any) -> str:
+        from entire_core import fsutil, sessions, validate
+
+        directory = sessions.default_session_dir(self.repo_root, self.name)
+        target = os.path.join(directory, "native", validate.session_id(session.session_id) + ".jsonl")
+        fsutil.atomic_write(target, session.native_data or b"")
+        return target
 
 
 def doctor(agent: Agent, argv: list[str]) -> int:

@@ -1,0 +1,314 @@
+"""Bounded views: what the CLI reads stays within budget, turns stay whole, positions only grow.
+
+Driven through the dispatcher with the viewed sample agent, as the Entire CLI calls a plugin: the
+native transcript grows turn by turn, hooks name it, and every later call gets the view.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from entire_core import views
+from entire_core.testing.contract import Env
+from entire_core.testing.runner import InProcessRunner, Sandbox
+from entire_core.testing.sample_agent import SampleView, ViewedSampleAgent
+
+SESSION = "s-1"
+FIRST = b'{"type": "meta", "session": "s-1"}\n'
+
+
+def _env(tmp_path: Path, budget: int = 0, record: int = 0) -> Env:
+    extra = {}
+    if budget:
+        extra[views.BUDGET_ENV] = str(budget)
+    if record:
+        extra[views.RECORD_BUDGET_ENV] = str(record)
+    sandbox = Sandbox(tmp_path, extra_env=extra)
+    return Env(sandbox, InProcessRunner(ViewedSampleAgent, sandbox))
+
+
+def _turn(n: int, pad: int = 0, output: int = 0) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = [
+        {"type": "user", "text": f"prompt {n}"},
+        {"type": "tool", "name": "write", "path": f"f{n}.txt", "output": "o" * output},
+        {
+            "type": "assistant",
+            "text": f"answer {n} " + "x" * pad,
+            "usage": {"input": 10 + n, "cached": 1, "output": n},
+        },
+    ]
+    return records
+
+
+def _lines(records: list[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+class Session:
+    """A native transcript and the CLI's calls on it, as ``entire_sim`` makes them."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.native = env.repo / "native.jsonl"
+        self.native.write_bytes(FIRST)
+        self.ref = ""
+
+    def hook(self, hook: str) -> dict[str, Any]:
+        payload = {"session_id": SESSION, "transcript_path": str(self.native), "prompt": "p"}
+        event = self.env.call("parse-hook", "--hook", hook, stdin=json.dumps(payload).encode())
+        self.ref = event["session_ref"]
+        return event
+
+    def position(self) -> int:
+        return self.env.call("get-transcript-position", "--path", self.ref)["position"]
+
+    def turn(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """One turn: TurnStart's position, the records written, then TurnEnd's calls."""
+        self.hook("prompt")
+        start = self.position()
+        with self.native.open("ab") as f:
+            f.write(_lines(records))
+        self.hook("stop")
+        self.env.call("prepare-transcript", "--session-ref", self.ref)
+        data = self.env.raw("read-transcript", "--session-ref", self.ref).stdout
+        files = self.env.call("extract-modified-files", "--path", self.ref, "--offset", str(start))
+        prompts = self.env.call("extract-prompts", "--session-ref", self.ref, "--offset", str(start))
+        tokens = self.env.call("calculate-tokens", "--offset", str(start), stdin=data)
+        return {"start": start, "data": data, "files": files["files"], "end": files["current_position"],
+                "prompts": prompts["prompts"], "tokens": tokens}  # fmt: skip
+
+
+def test_a_small_session_is_viewed_as_it_is(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    first = session.turn(_turn(1))
+    second = session.turn(_turn(2))
+    assert first["data"] == FIRST + _lines(_turn(1))
+    assert second["data"] == session.native.read_bytes()
+    assert (first["start"], second["start"]) == (len(FIRST), len(first["data"]))  # the agent's own positions
+    assert second["files"] == ["f2.txt"] and second["prompts"] == ["prompt 2"]
+    assert second["tokens"]["input_tokens"] == 11 and second["tokens"]["api_call_count"] == 1
+    # The view lives in the plugin's state directory, outside the repository.
+    assert session.ref.startswith(str(env.sandbox.home / ".local" / "state" / "entire-agent-viewed-sample"))
+    assert Path(session.ref).read_bytes() == session.native.read_bytes()
+
+
+def test_turns_stay_whole_and_within_budget_as_the_session_grows(tmp_path: Path) -> None:
+    budget = 8192
+    env = _env(tmp_path, budget=budget)
+    session = Session(env)
+    positions: list[int] = []
+    for n in range(1, 40):
+        turn = session.turn(_turn(n, pad=700))
+        assert len(turn["data"]) <= budget
+        assert turn["files"] == [f"f{n}.txt"] and turn["prompts"] == [f"prompt {n}"]
+        assert turn["tokens"]["input_tokens"] == 9 + n and turn["tokens"]["output_tokens"] == n
+        positions += [turn["start"], turn["end"]]
+    # Each turn starts where the one before ended, across every re-base: positions only grow.
+    assert positions == sorted(positions)
+    assert all(positions[i] < positions[i + 1] for i in range(0, len(positions), 2))
+    assert all(positions[i] == positions[i + 1] for i in range(1, len(positions) - 1, 2))
+    stored = session.turn(_turn(40))["data"]
+    frame = views.frame_of(stored, views.BYTES)
+    assert frame.base > 0 and stored.startswith(FIRST)  # re-based: the header restates the session
+    snapshot = json.loads(stored[len(FIRST) : frame.head_bytes])
+    first_in_body = json.loads(stored[frame.head_bytes :].split(b"\n")[0])["text"]
+    assert first_in_body.startswith("prompt ")
+    before = f"prompt {int(first_in_body.split()[1]) - 1}"
+    assert snapshot["type"] == "snapshot" and {"type": "user", "text": before} in snapshot["history"]
+
+
+def test_sync_reads_only_what_was_appended(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    session.turn(_turn(1))
+    # Overwrite the start of the native file in place (same file, same size): a sync that read the
+    # whole file again would copy this.
+    data = bytearray(session.native.read_bytes())
+    data[2:6] = b"XXXX"
+    with session.native.open("r+b") as f:
+        f.write(bytes(data))
+    turn = session.turn(_turn(2))
+    assert b"XXXX" not in turn["data"] and turn["data"].endswith(_lines(_turn(2)))
+
+
+def test_an_oversized_record_is_shortened_with_a_visible_marker(tmp_path: Path) -> None:
+    env = _env(tmp_path, budget=1 << 20, record=8192)
+    session = Session(env)
+    turn = session.turn(_turn(1, output=200_000))
+    [tool] = [json.loads(line) for line in turn["data"].splitlines() if b'"tool"' in line]
+    assert len(tool["output"]) < 9000 and tool["path"] == "f1.txt"
+    assert "bytes cut here to keep the transcript within the Entire CLI's 10 MiB limit" in tool["output"]
+    assert turn["files"] == ["f1.txt"] and turn["prompts"] == ["prompt 1"]
+
+
+def test_a_turn_larger_than_the_budget_has_its_largest_records_shortened(tmp_path: Path) -> None:
+    env = _env(tmp_path, budget=16384, record=1 << 20)
+    session = Session(env)
+    records = [r for n in (1, 2, 3) for r in _turn(n, output=10_000)]
+    turn = session.turn(records)
+    assert len(turn["data"]) <= 16384
+    assert turn["files"] == ["f1.txt", "f2.txt", "f3.txt"]
+    assert turn["prompts"] == ["prompt 1", "prompt 2", "prompt 3"]
+    assert turn["data"].count(b"bytes cut here") >= 1
+
+
+def test_a_view_killed_mid_update_is_repaired(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = _env(tmp_path, budget=8192)
+    session = Session(env)
+    session.turn(_turn(1))
+    # An append that was never committed (killed before the metadata was written): cut off again.
+    with open(session.ref, "ab") as f:
+        f.write(b'{"type": "user", "text": "half"')
+    turn = session.turn(_turn(2))
+    assert b"half" not in turn["data"]
+    assert turn["data"] == session.native.read_bytes()
+    # A rewrite killed between naming <view>.next in the metadata and renaming it into place.
+    real_replace = os.replace
+
+    def killed(src: str, dst: str) -> None:
+        if src.endswith(".next"):
+            raise KeyboardInterrupt
+        real_replace(src, dst)
+
+    monkeypatch.setattr(views.os, "replace", killed)
+    with pytest.raises(AssertionError, match="code=130"):  # the dispatcher's exit on an interrupt
+        for n in range(3, 40):
+            session.turn(_turn(n, pad=700))
+    monkeypatch.undo()
+    assert os.path.exists(session.ref + ".next")
+    turn = session.turn(_turn(99))
+    assert not os.path.exists(session.ref + ".next")
+    assert turn["files"] == ["f99.txt"] and len(turn["data"]) <= 8192
+
+
+def test_a_replaced_native_file_is_viewed_anew_with_positions_still_growing(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    before = session.turn(_turn(1, pad=500))
+    os.remove(session.native)
+    session.native.write_bytes(FIRST)  # the agent started the file again
+    after = session.turn(_turn(2))
+    assert after["start"] >= before["end"]
+    assert after["files"] == ["f2.txt"] and after["prompts"] == ["prompt 2"]
+    assert views.frame_of(after["data"], views.BYTES).base >= before["end"]
+
+
+def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path) -> None:
+    env = _env(tmp_path, budget=8192)
+    session = Session(env)
+    for n in range(1, 20):
+        stored = session.turn(_turn(n, pad=700))["data"]
+    end = stored and session.position()
+    view_dir = env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]
+    assert os.path.dirname(session.ref) == view_dir
+    other = _env(tmp_path / "elsewhere")  # another machine: no view, no native file
+    request = {"session_id": SESSION, "agent_name": "viewed-sample", "repo_path": str(other.repo),
+               "session_ref": os.path.join(other.call("get-session-dir", "--repo-path", str(other.repo))["session_dir"], SESSION + ".jsonl"),
+               "start_time": "0001-01-01T00:00:00Z", "native_data": base64.b64encode(stored).decode(),
+               "modified_files": None, "new_files": None, "deleted_files": None}  # fmt: skip
+    other.call("write-session", stdin=json.dumps(request).encode())
+    native = other.repo / ".entire/tmp/entire-agent-viewed-sample/native" / (SESSION + ".jsonl")
+    assert native.read_bytes() == stored and Path(request["session_ref"]).read_bytes() == stored
+    assert other.call("get-transcript-position", "--path", request["session_ref"])["position"] == end
+    with native.open("ab") as f:  # the agent goes on in the restored file
+        f.write(_lines(_turn(50)))
+    files = other.call("extract-modified-files", "--path", request["session_ref"], "--offset", str(end))
+    assert files["files"] == ["f50.txt"] and files["current_position"] > end
+
+
+def test_frames_need_the_tag_of_their_own_first_line() -> None:
+    tag = views.make_tag(1234, b"first")
+    data = b"first\n" + json.dumps({"tag": tag}).encode() + b"\nbody\n"
+    frame = views.frame_of(data, views.BYTES)
+    assert (frame.base, frame.head_bytes) == (1234, data.index(b"body"))
+    assert views.frame_of(data, views.LINES).head_units == 2
+    assert (frame.local(1234), frame.local(10), frame.local(1240)) == (frame.head_bytes,) * 2 + (
+        frame.head_bytes + 6,
+    )
+    assert frame.position(frame.head_bytes + 6) == 1240
+    assert views.frame_of(b"other\n" + data[6:], views.BYTES).base == 0  # a tag copied into another file
+    assert views.frame_of(b"a\n" * 20 + data, views.BYTES).base == 0  # too far in to be a header
+
+
+def test_cut_text_keeps_both_ends_and_says_what_it_cut() -> None:
+    text = "a" * 1000 + "é" * 1000 + "z" * 1000
+    short = views.cut_text(text, 400)
+    assert short.startswith("a" * 300) and short.endswith("z" * 100)
+    assert "[entire: 3600 of 4000 bytes cut here" in short.replace("\n", "")
+    assert views.cut_text("short", 400) == "short"
+
+
+SYNC_MANY = """
+import sys
+from pathlib import Path
+from entire_core import views
+from entire_core.testing.runner import Sandbox
+from entire_core.testing.sample_agent import ViewedSampleAgent
+sandbox = Sandbox(Path(sys.argv[2]))
+agent = ViewedSampleAgent(env=sandbox.env, cwd=str(sandbox.repo))
+for _ in range(int(sys.argv[3])):
+    views.refreshed(agent, sys.argv[1])
+"""
+
+
+def test_concurrent_hooks_leave_a_consistent_view(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    session.turn(_turn(0))
+    argv = [sys.executable, "-c", SYNC_MANY, session.ref, str(tmp_path), "40"]
+    workers = [subprocess.Popen(argv) for _ in range(3)]
+    for n in range(1, 30):
+        with session.native.open("ab") as f:
+            f.write(_lines(_turn(n)))
+    assert [worker.wait(60) for worker in workers] == [0, 0, 0]
+    assert session.turn(_turn(30))["data"] == session.native.read_bytes()
+
+
+def test_old_views_are_swept(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    session.turn(_turn(1))
+    old_view = session.ref
+    meta = Path(old_view).parent / ".meta" / (SESSION + ".json")
+    os.utime(meta, (0, 0))
+    other = Session.__new__(Session)
+    other.env, other.native, other.ref = env, env.repo / "native2.jsonl", ""
+    other.native.write_bytes(FIRST)
+    payload = {"session_id": "s-2", "transcript_path": str(other.native)}
+    env.call("parse-hook", "--hook", "prompt", stdin=json.dumps(payload).encode())
+    assert not os.path.exists(old_view) and not meta.exists()
+
+
+def test_memory_stays_bounded_on_a_large_native_file(tmp_path: Path) -> None:
+    """A 128 MB native file: the first call views its tail, in bounded memory."""
+    native = tmp_path / "big.jsonl"
+    record = _lines(_turn(1, pad=100_000))
+    with native.open("wb") as f:
+        f.write(FIRST)
+        block = record * (8 * (1 << 20) // len(record))
+        for _ in range(16):
+            f.write(block)
+    script = f"""
+import json, resource, sys
+from entire_core import views
+from entire_core.testing.runner import Sandbox
+from entire_core.testing.sample_agent import ViewedSampleAgent
+from pathlib import Path
+sandbox = Sandbox(Path({str(tmp_path)!r}))
+agent = ViewedSampleAgent(env=sandbox.env, cwd=str(sandbox.repo))
+ref = views.attach(agent, "big", {str(native)!r}, 2)
+print(json.dumps({{"rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "size": Path(ref).stat().st_size}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout)
+    assert result["size"] <= views.DEFAULT_BUDGET
+    assert result["rss"] < 64 * 1024  # KiB: a fraction of the file
+    assert SampleView().unit == views.BYTES
