@@ -367,7 +367,10 @@ def test_legacy_json_chats_are_not_viewed(tmp_path: Path) -> None:
     assert GeminiView().accepts(str(RUN1_CHAT)) and GeminiView().accepts(str(tmp_path / "not-yet.jsonl"))
     driver = Driver(tmp_path, "abcd1234-0000-4000-8000-000000000000", LEGACY_CHAT.name)
     driver.native.write_bytes(LEGACY_CHAT.read_bytes())
-    assert driver.hook("after-agent")["session_ref"] == str(driver.native)
+    # A legacy chat is mirrored whole (its positions are Gemini's message counts), in the views
+    # directory, so that the CLI can restore it there.
+    ref = driver.hook("after-agent")["session_ref"]
+    assert ref != str(driver.native) and Path(ref).read_bytes() == LEGACY_CHAT.read_bytes()
 
 
 def test_shorten_keeps_prompts_file_writes_tokens_and_answers() -> None:

@@ -128,13 +128,12 @@ def test_turns_stay_whole_and_within_budget_as_the_session_grows(tmp_path: Path)
 def test_sync_reads_only_what_was_appended(tmp_path: Path) -> None:
     env = _env(tmp_path)
     session = Session(env)
-    session.turn(_turn(1))
-    # Overwrite the start of the native file in place (same file, same size): a sync that read the
-    # whole file again would copy this.
-    data = bytearray(session.native.read_bytes())
-    data[2:6] = b"XXXX"
+    session.turn(_turn(1, pad=20_000))
+    # Overwrite the middle of the native file in place (same file, same size, the same first and
+    # last bytes): a sync that read the whole file again would copy this.
     with session.native.open("r+b") as f:
-        f.write(bytes(data))
+        f.seek(10_000)
+        f.write(b"XXXX")
     turn = session.turn(_turn(2))
     assert b"XXXX" not in turn["data"] and turn["data"].endswith(_lines(_turn(2)))
 
@@ -199,6 +198,40 @@ def test_a_replaced_native_file_is_viewed_anew_with_positions_still_growing(tmp_
     assert after["start"] >= before["end"]
     assert after["files"] == ["f2.txt"] and after["prompts"] == ["prompt 2"]
     assert views.frame_of(after["data"], views.BYTES).base >= before["end"]
+
+
+def test_a_rewritten_native_file_with_the_same_bytes_is_followed_on(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    first = session.turn(_turn(1))
+    data = session.native.read_bytes()
+    replacement = session.native.with_suffix(".new")
+    replacement.write_bytes(data)
+    os.replace(replacement, session.native)  # an atomic rewrite: a new inode, the same bytes
+    second = session.turn(_turn(2))
+    assert second["start"] == first["end"] and second["data"] == session.native.read_bytes()
+    # Same inode, same size, other bytes: not the file the view followed.
+    with session.native.open("r+b") as f:
+        f.seek(len(FIRST) + 2)
+        f.write(b"Z")
+    third = session.turn(_turn(3))
+    assert views.frame_of(third["data"], views.BYTES).base >= second["end"]
+    assert third["files"] == ["f3.txt"]
+
+
+def test_a_native_file_the_format_does_not_view_is_mirrored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(SampleView, "accepts", lambda self, native: False)  # pyright: ignore[reportUnknownLambdaType]
+    env = _env(tmp_path, budget=4096)
+    session = Session(env)
+    turn = session.turn(_turn(1, pad=5000))
+    assert turn["data"] == session.native.read_bytes() and len(turn["data"]) > 4096
+    assert turn["files"] == ["f1.txt"] and turn["start"] == len(FIRST)
+    assert (
+        os.path.dirname(session.ref)
+        == env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]
+    )
 
 
 def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path) -> None:

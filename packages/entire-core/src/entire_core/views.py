@@ -52,6 +52,10 @@ DEFAULT_RECORD_BUDGET = 1 << 20
 MIN_BUDGET = 4 << 10
 REBASE_AT = 2
 """At a turn boundary, a view holding more than ``budget // REBASE_AT`` bytes is re-based."""
+SNAPSHOT_SHARE = 4
+"""A snapshot may take a quarter of the budget, so that a re-based view has room for turns to come."""
+HARD_LIMIT = (10 << 20) - (256 << 10)
+"""Past the budget, a turn's own records are kept whole up to this size, just under the CLI's limit."""
 SHRINK_TO = 2 << 10
 """What a record is shortened to when a turn alone does not fit the budget."""
 KEEP_SECONDS = 14 * 24 * 3600
@@ -475,22 +479,41 @@ class View:
             st = os.stat(native)
         except FileNotFoundError:
             return  # the agent may not have written it yet, or deleted it: keep what we have
+        if m.get("mirror"):
+            self._mirror(native, st)
+            return
         consumed = int(m["native_end"])
-        if (
-            [st.st_dev, st.st_ino] != m.get("native_id")
-            or st.st_size < consumed
-            or not _at_line_start(native, consumed)
-        ):
+        # The same file goes on where we stopped: its bytes there are the ones we read (an inode
+        # can be reused at once by a recreated file; an atomic rewrite keeps the bytes, not the inode).
+        same = st.st_size >= consumed and m.get("native_mark") == _mark(native, start, consumed)
+        if not same:
             self._rebuild(native, start, upto, reason="replaced")
             return
         end = offsets.complete_end(native) if upto is None else min(upto, st.st_size)
-        if end <= consumed and m.get("follow", True) == (upto is None):
+        if (
+            end <= consumed
+            and m.get("follow", True) == (upto is None)
+            and m.get("native_id") == [st.st_dev, st.st_ino]
+        ):
             return
         m["follow"] = upto is None
+        m["native_id"] = [st.st_dev, st.st_ino]
         if end > consumed:
             self._append(native, consumed, end)
+        m["native_mark"] = _mark(native, start, int(m["native_end"]))
         self._fit()
         self._save()
+
+    def _mirror(self, native: str, st: os.stat_result | None) -> None:
+        """A native file in a format the agent does not view: the view is a whole copy of it."""
+        m = self.meta
+        stamp = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns] if st is not None else None
+        if stamp is None or (m.get("mirror") and m.get("native_id") == stamp):
+            return
+        with open(native, "rb") as f:
+            data = f.read()
+        m.update(mirror=True, native_id=stamp, native_end=len(data), base=0, head_bytes=0, head_units=0)
+        self._write_whole(data, len(data) if self.fmt.unit == BYTES else data.count(b"\n"))
 
     def _rebuild(self, native: str, start: int, upto: int | None, *, reason: str) -> None:
         """Make the view anew from ``native``: a snapshot of what no longer fits, then the recent tail.
@@ -509,7 +532,9 @@ class View:
             st = None
         end = 0 if st is None else (offsets.complete_end(native) if upto is None else min(upto, st.st_size))
         if st is not None and end > start and not self.fmt.accepts(native):
-            st, end = None, start
+            self._mirror(native, st)
+            self._save()
+            return
         m["native_id"] = [st.st_dev, st.st_ino] if st is not None else None
         cut = start
         if end - start > self.budget.total // REBASE_AT:
@@ -531,6 +556,7 @@ class View:
         self._write_whole(head, head_units)
         if end > cut:
             self._append(native, cut, end)
+        m["native_mark"] = _mark(native, start, int(m["native_end"]))
         self._fit()
         self._save()
         if reason == "new":
@@ -538,7 +564,7 @@ class View:
 
     def _snapshot(self, path: str, end: int, base: int, first: bytes) -> list[bytes]:
         tag = make_tag(base, first)
-        header = self.fmt.snapshot(path, end, tag, self.budget.total // REBASE_AT)
+        header = self.fmt.snapshot(path, end, tag, self.budget.total // SNAPSHOT_SHARE)
         if (
             not header
             or header[0] != first
@@ -630,7 +656,7 @@ class View:
             self._rebase(turn)
         if int(m["view_size"]) > self.budget.total:
             self._shrink()
-        if int(m["view_size"]) > self.budget.total:
+        if int(m["view_size"]) > max(self.budget.total, HARD_LIMIT):
             # Not even shortening helps (a turn of countless small records): keep the newest part.
             cut = _line_start_before(
                 self.path, max(int(m["head_bytes"]), int(m["view_size"]) - self.budget.total // REBASE_AT)
@@ -727,6 +753,9 @@ class View:
             "native_end": end, "turn": -1,
             "base": frame.base, "head_bytes": frame.head_bytes, "head_units": frame.head_units,
         }  # fmt: skip
+        self.meta["native_mark"] = _mark(native, 0, end)
+        if native_id is not None and not self.fmt.accepts(native):
+            self.meta.update(mirror=True, native_id=[*native_id, st.st_size, st.st_mtime_ns])  # pyright: ignore[reportPossiblyUnboundVariable]
         self._write_whole(data, units)
 
 
@@ -764,15 +793,19 @@ def _complete_lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, in
             block_start += len(block)
 
 
-def _at_line_start(path: str, offset: int) -> bool:
-    if offset == 0:
-        return True
+def _mark(path: str, start: int, end: int) -> str:
+    """A fingerprint of ``path`` up to ``end``: its session's first bytes and the bytes before ``end``."""
+    import zlib
+
     try:
         with open(path, "rb") as f:
-            f.seek(offset - 1)
-            return f.read(1) == b"\n"
+            f.seek(start)
+            head = f.read(min(4096, end - start))
+            f.seek(max(start, end - 4096))
+            tail = f.read(end - max(start, end - 4096))
     except OSError:
-        return False
+        return ""
+    return f"{end}:{zlib.crc32(head):08x}:{zlib.crc32(tail):08x}"
 
 
 def _line_start_before(path: str, offset: int) -> int:
@@ -828,7 +861,7 @@ def attach(
     from entire_core.types import EventType
 
     fmt = format_of(agent)
-    if fmt is None or not native or not fmt.accepts(native):
+    if fmt is None or not native:
         return native
     with View.for_session(agent, fmt, session_id) as view:
         view.sync(native, start=start, upto=upto)
