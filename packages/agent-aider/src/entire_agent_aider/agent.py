@@ -77,12 +77,12 @@ class AiderAgent(
         return any(os.path.lexists(os.path.join(root, name)) for name in names)
 
     def format_resume_command(self, session_id: str) -> str:
-        import shlex
+        from entire_core import shell
 
         from entire_agent_aider import state
 
         ref = os.path.relpath(state.session_ref(self.repo_root, session_id), self.repo_root)
-        return f"aider --chat-history-file {shlex.quote(ref)} --restore-chat-history"
+        return shell.join(["aider", "--chat-history-file", ref, "--restore-chat-history"])
 
     # -- hooks ----------------------------------------------------------------------------------------
 

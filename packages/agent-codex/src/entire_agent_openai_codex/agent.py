@@ -98,8 +98,10 @@ class OpenAICodexAgent(
             fsutil.atomic_write(target, session.native_data)
 
     def format_resume_command(self, session_id: str) -> str:
-        """``codex resume <id>``."""
-        return f"codex resume {session_id}"
+        """``codex resume <id>``, quoted for the shell it is pasted into."""
+        from entire_core import shell
+
+        return shell.join(["codex", "resume", session_id])
 
     # -- hooks ----------------------------------------------------------------------------------------------
 

@@ -112,7 +112,9 @@ class GeminiAgent(
         return data
 
     def format_resume_command(self, session_id: str) -> str:
-        return f"gemini --resume {session_id}"
+        from entire_core import shell
+
+        return shell.join(["gemini", "--resume", session_id])
 
     # -- hooks ----------------------------------------------------------------------------------------
 

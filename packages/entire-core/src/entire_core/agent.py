@@ -138,8 +138,10 @@ class Agent:
         return chunking.reassemble(chunks)
 
     def format_resume_command(self, session_id: str) -> str:
-        """The command a user runs to continue a session (``format-resume-command``)."""
-        return f"{self.name} --resume {session_id}"
+        """The command a user runs to continue a session (``format-resume-command``), quoted by ``shell.join``."""
+        from entire_core import shell
+
+        return shell.join([self.name, "--resume", session_id])
 
 
 # -- capability mixins -------------------------------------------------------------------------------

@@ -69,7 +69,21 @@ HOSTILE_IDS = [
     " ",
     "CON",
     "nul.txt",
+    # shell metacharacters: the id ends up in the resume command a user pastes into a terminal
+    "x; rm -rf ~",
+    "a'b",
+    'a"b',
+    "$(id)",
+    "`id`",
+    "a\nb",
+    "a b",
+    "a&b",
+    "a|b",
+    "%PATH%",
+    "-rf",
+    "~root",
 ]
+"""Session ids every subcommand that takes one must refuse (the CLI refuses them, or no agent of ours makes them)."""
 
 
 class TranscriptCase:
@@ -296,11 +310,14 @@ class AgentContract:
     def test_hostile_session_ids_are_refused(self, env: Env, hostile: str) -> None:
         if "\0" in hostile and isinstance(env.runner, ScriptRunner):
             pytest.skip("a NUL byte cannot be passed in argv")
-        env.fails("resolve-session-file", "--session-dir", str(env.repo), "--session-id", hostile)
         before = env.sandbox.snapshot()
+        env.fails("resolve-session-file", "--session-dir", str(env.repo), "--session-id", hostile)
+        env.fails("format-resume-command", "--session-id", hostile)
         session = {"session_id": hostile, "agent_name": self.agent_cls.name, "repo_path": str(env.repo),
                    "session_ref": "", "native_data": _b64(b"x")}  # fmt: skip
         env.fails("write-session", stdin=json.dumps(session).encode())
+        hook_input = {"hook_type": "agent-spawn", "session_id": hostile, "session_ref": "", "timestamp": ""}
+        env.fails("read-session", stdin=json.dumps(hook_input).encode())
         assert env.sandbox.snapshot() == before
 
     def test_write_then_read_session(self, env: Env) -> None:
@@ -363,8 +380,13 @@ class AgentContract:
         assert env.sandbox.snapshot() == before
 
     def test_format_resume_command(self, env: Env) -> None:
+        import shlex
+
         command = env.call("format-resume-command", "--session-id", "test-session-123")["command"]
         assert "test-session-123" in command
+        words = shlex.split(command)  # one POSIX command line, no shell syntax
+        assert words and all(w and not set(w) & set(";&|<>$`'\"\\()\n") for w in words), command
+        env.fails("format-resume-command")
         env.fails("format-resume-command", "--session-id", "../../etc")
 
     # -- transcripts ---------------------------------------------------------------------------------------
