@@ -66,9 +66,16 @@ class AiderAgent(
     commands = {  # read-only; the base class declares it a ClassVar
         "doctor": Command(_PKG + "doctor:doctor", "check that Aider will run Entire's notification command"),
         "run": Command(
-            _PKG + "launcher:run", "run Aider with an exact session lifecycle: run -- <aider args>"
+            _PKG + "launcher:run",
+            "run Aider with an exact session lifecycle: run -- <aider args>",
+            flags={"--aider PATH": "the Aider executable (default: $ENTIRE_AIDER_BINARY, else aider)"},
+            args="[--] [aider arguments...]",
         ),
-        "notify": Command(_PKG + "notify:notify", "(run by Aider's notifications-command) report to Entire"),
+        "notify": Command(
+            _PKG + "notify:notify",
+            "(run by Aider's notifications-command) report to Entire",
+            flags={"--aider-pid PID": "Aider's process id (default: this command's parent)"},
+        ),
     }
 
     def detect(self) -> bool:

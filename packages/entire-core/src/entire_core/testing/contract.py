@@ -152,6 +152,12 @@ class Env:
         assert result.code == 0, f"{args[0]} failed: {result!r}"
         return check_answer(args[0], result.stdout)
 
+    def call_text(self, *args: str) -> str:
+        """Run a command for people that must succeed quietly on stderr; return its stdout as text."""
+        result = self.raw(*args)
+        assert result.code == 0 and result.stderr == b"", f"{args} failed: {result!r}"
+        return result.text
+
     def fails(self, *args: str, stdin: bytes = b"") -> Result:
         """Run a subcommand that must fail cleanly: non-zero exit, one line on stderr, empty stdout."""
         result = self.raw(*args, stdin=stdin)
@@ -272,6 +278,32 @@ class AgentContract:
         assert result.code == 0 and b"info" in result.stdout and result.stderr == b""
         version = env.raw("--version")
         assert version.code == 0 and self.agent_cls.version.encode() in version.stdout
+
+    def test_help_lists_only_real_flags_each_with_help(self, env: Env) -> None:
+        import re
+
+        from entire_core.cli import SUBCOMMANDS
+
+        text = env.call_text("--help")
+        listed = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
+        declared = {"--help", "--version"}
+        for name, spec in SUBCOMMANDS.items():
+            if spec.capability and not self._has(spec.capability):
+                assert f"  {name} " not in text, f"--help lists {name}, which {self.agent_cls.name} lacks"
+                continue
+            assert f"  {name} " in text, f"--help does not list {name}"
+            declared |= {f"--{flag}" for flag in spec.flags}
+            for flag in spec.flags:
+                line = next((ln for ln in text.splitlines() if ln.strip().startswith(f"--{flag} ")
+                             or ln.strip() == f"--{flag}"), "")  # fmt: skip
+                assert line.split(maxsplit=2)[1:], f"--{flag} of {name} has no line of help"
+        for name, command in self.agent_cls.commands.items():
+            own = env.call_text(name, "--help")
+            assert own.startswith(f"usage: entire-agent-{self.agent_cls.name} {name}"), own
+            for flag, help_text in command.flags.items():
+                assert help_text.strip() and flag in own and flag in text, f"{name} {flag}"
+                declared.add(flag.split()[0])
+        assert listed <= declared, f"--help names flags that do not exist: {sorted(listed - declared)}"
 
     def test_unknown_and_missing_subcommand(self, env: Env) -> None:
         result = env.fails("this-subcommand-does-not-exist")
@@ -477,6 +509,35 @@ class AgentContract:
     def test_parse_hook_unknown_hook_is_null(self, env: Env) -> None:
         self._require("hooks")
         assert env.call("parse-hook", "--hook", "no-such-hook", stdin=b'{"session_id": "x"}') is None
+
+    def test_parse_hook_without_hook_is_a_usage_error(self, env: Env) -> None:
+        self._require("hooks")
+        for args in ((), ("--hook", "")):
+            result = env.fails("parse-hook", *args, stdin=b'{"session_id": "x"}')
+            assert result.code == 2 and b"--hook" in result.stderr, result
+
+    def test_a_directory_where_a_file_is_expected(self, env: Env) -> None:
+        from entire_core.cli import SUBCOMMANDS
+
+        directory = str(env.repo)
+        for name, spec in SUBCOMMANDS.items():
+            if spec.capability and not self._has(spec.capability):
+                continue
+            for flag in ("path", "session-ref"):
+                if flag in spec.flags:
+                    extra = ("--offset", "0") if "offset" in spec.flags else ()
+                    result = env.fails(name, f"--{flag}", directory, *extra)
+                    assert b"is a directory" in result.stderr, result
+        session_dir = env.call("get-session-dir", "--repo-path", directory)["session_dir"]
+        ref = env.call("resolve-session-file", "--session-dir", session_dir, "--session-id", "dir-1")[
+            "session_file"
+        ]
+        os.makedirs(ref)
+        session = {"session_id": "dir-1", "agent_name": self.agent_cls.name, "repo_path": directory,
+                   "session_ref": ref, "native_data": _b64(b"x")}  # fmt: skip
+        result = env.fails("write-session", stdin=json.dumps(session).encode())
+        assert b"is a directory" in result.stderr.lower(), result
+        assert os.listdir(ref) == []
 
     def test_recorded_hook_payloads(self, env: Env) -> None:
         self._require("hooks")
