@@ -61,6 +61,7 @@ class OpenAICodexAgent(
             "trust Entire's hooks in Codex's config.toml",
             flags={
                 "--project": "also mark this repository a trusted project (Codex ignores .codex/ otherwise)",
+                "--remove": "remove the trust entries of Entire's hooks instead (before uninstalling)",
             },
         ),
     }
