@@ -114,10 +114,16 @@ class Replay:
 def run(agent: str | None = None, *, keep: bool = False, out: Any = None) -> int:
     """Replay every bundled session (or one agent's); 0 when no protocol violation occurred."""
     out = out or sys.stdout
-    found = [m for m in manifests() if agent is None or json.loads(m.read_text())["agent"] == agent]
-    if not found:
-        out.write("no agent package with a bundled session (packages/*/demo/replay.json) is installed\n")
-        return 1
+    every = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests()}
+    if not every:
+        raise LookupError(
+            "no agent package with a bundled session (packages/*/demo/replay.json) is installed"
+        )
+    if agent is not None and agent not in every:
+        raise LookupError(
+            f"unknown agent {agent!r}: the agents with a bundled session are {', '.join(sorted(every))}"
+        )
+    found = [every[agent]] if agent is not None else list(every.values())
     total_errors = 0
     for manifest in found:
         root = Path(tempfile.mkdtemp(prefix="entire-demo-"))
