@@ -78,7 +78,8 @@ class Replay:
             text = text.replace(key, value)
         return text
 
-    def _read(self, relative: str) -> bytes:
+    def read(self, relative: str) -> bytes:
+        """A file of the manifest's package, with the captured paths rewritten to this replay's."""
         return _substitute((self.manifest.parent / relative).read_bytes(), self.table)
 
     def run(self) -> tuple[Simulator, list[str]]:
@@ -91,7 +92,7 @@ class Replay:
         notes = [f"enable: {sim.enable(self.spec['agent'])} hooks installed"]
         for step in self.spec["steps"]:
             if "write" in step:
-                data = self._read(step["from"])
+                data = self.read(step["from"])
                 if "lines" in step:
                     data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
                 target = Path(self.expand(step["write"]))
@@ -103,7 +104,7 @@ class Replay:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(content, encoding="utf-8")
             elif "hook" in step:
-                sim.hook(self.spec["agent"], step["hook"], self._read(step["payload"]))
+                sim.hook(self.spec["agent"], step["hook"], self.read(step["payload"]))
             elif "resume" in step:
                 result = sim.resume(self.spec["agent"], step["resume"], chunk_size=step.get("chunk_size"))
                 notes.append(f"resume: {result['command']} (restored {result['restored_bytes']:,} bytes)")
