@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check versions build smoke release-check bench soak
+.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -40,7 +40,13 @@ build: ## Build every wheel and sdist into dist/ and check their metadata strict
 smoke: ## Install each agent from dist/ into fresh environments (pip, uv tool) and run its contract suite
 	$(RUN) python tools/release/smoke.py dist
 
-release-check: versions build smoke ## What CI runs after the tests: version skew, build, smoke test
+# The wheelhouse (third-party wheels pinned by uv.lock) is the smoke test's; fetching it is the only
+# step that uses the network, and it happens here, not in the test.
+walkthrough: ## A new user's first hour from a fresh copy: wheels, uv tool install, enable, a turn each, uninstall
+	house="$$($(RUN) python tools/release/smoke.py --wheelhouse)" && \
+	ENTIRE_WHEELHOUSE="$$house" ENTIRE_WALKTHROUGH_REQUIRED=1 $(RUN) pytest tests/test_walkthrough.py -p no:cacheprovider -q
+
+release-check: versions build smoke walkthrough ## What CI runs after the tests: version skew, build, smoke test, walkthrough
 
 # turnend generates sessions of 1 MB, 100 MB and 1 GB once and caches them in $XDG_CACHE_HOME/entire-bench.
 bench: ## Benchmarks: each subcommand, and each agent's TurnEnd, against bare interpreter start-up

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import hashlib
 import json
 import os
@@ -325,12 +326,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Install and test each agent wheel outside the workspace.")
     parser.add_argument("dist", type=Path, nargs="?", default=REPO / "dist")
     parser.add_argument("--keep", action="store_true", help="keep the temporary environments")
+    parser.add_argument(
+        "--wheelhouse",
+        action="store_true",
+        help="only make sure the third-party wheelhouse is there, and print its path (for make walkthrough)",
+    )
     args = parser.parse_args(argv)
     dist: Path = args.dist.resolve()
     uv = uv_command()
     if uv is None:
         print("smoke: uv not found", file=sys.stderr)
         return 1
+    if args.wheelhouse:
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                house = wheelhouse(Path(base_python()), uv)
+        except SmokeError as exc:
+            print(f"smoke: {exc}", file=sys.stderr)
+            return 1
+        print(house)
+        return 0
 
     found = wheels(dist)
     private = [w.path.name for w in found if w.private]

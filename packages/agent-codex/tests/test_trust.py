@@ -210,3 +210,80 @@ def test_trust_refuses_without_our_hooks(agent: OpenAICodexAgent) -> None:
 )
 def test_parse_version(text: str, parsed: tuple[int, int, int] | None) -> None:
     assert doctor.parse_version(text) == parsed
+
+
+LABELLED = """\
+# my Codex config
+model = "gpt-5.5"
+
+# the projects I trust
+[projects."/elsewhere"]
+trust_level = "trusted"
+
+# my MCP servers: this comment labels the table below it
+[mcp_servers.docs]
+command = "docs-server"
+
+[hooks.state."/other/.codex/hooks.json:stop:0:0"]
+trusted_hash = "sha256:mine"
+# the last of my hook entries
+[hooks.state."/other/.codex/hooks.json:stop:0:1"]
+trusted_hash = "sha256:mine too"
+"""
+
+
+def test_trust_inserts_after_a_table_not_between_it_and_its_comment(agent: OpenAICodexAgent) -> None:
+    config = Path(agent.env["CODEX_HOME"], "config.toml")
+    config.write_text(LABELLED)
+    agent.install_hooks()
+    assert doctor.trust_command(agent, ["--project"]) == 0
+    text = config.read_text()
+    repo = os.path.realpath(agent.repo_root)
+    assert (
+        '[projects."/elsewhere"]\ntrust_level = "trusted"\n\n'
+        f'[projects."{repo}"]\ntrust_level = "trusted"\n\n'
+        "# my MCP servers: this comment labels the table below it\n[mcp_servers.docs]\n"
+    ) in text
+    assert '# the last of my hook entries\n[hooks.state."/other/.codex/hooks.json:stop:0:1"]' in text
+    assert tomllib.loads(text)["mcp_servers"] == {"docs": {"command": "docs-server"}}
+
+
+def test_trust_remove_gives_back_the_users_bytes(
+    agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = Path(agent.env["CODEX_HOME"], "config.toml")
+    config.write_text(LABELLED)
+    agent.install_hooks()
+    assert doctor.trust_command(agent, []) == 0
+    assert statuses(agent) == ["trusted"] * 8
+    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert "Removed 8 trust entries" in capsys.readouterr().out
+    assert config.read_text() == LABELLED
+    # After uninstall-hooks too: the entries are recognised by the hashes install-hooks writes.
+    assert doctor.trust_command(agent, []) == 0
+    agent.uninstall_hooks()
+    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert config.read_text() == LABELLED
+    assert doctor.trust_command(agent, ["--remove"]) == 0  # nothing left: nothing written
+    assert config.read_text() == LABELLED
+
+
+def test_trust_remove_keeps_user_entries_and_project_trust(agent: OpenAICodexAgent) -> None:
+    config = Path(agent.env["CODEX_HOME"], "config.toml")
+    agent.install_hooks()
+    assert doctor.trust_command(agent, ["--project"]) == 0
+    hooks_path = os.path.realpath(os.path.join(agent.repo_root, ".codex", "hooks.json"))
+    mine = f'\n[hooks.state."{hooks_path}:stop:3:0"]\ntrusted_hash = "sha256:a hook of my own"\n'
+    config.write_text(config.read_text() + mine)
+    assert doctor.trust_command(agent, ["--remove"]) == 0
+    data = tomllib.loads(config.read_text())
+    assert list(trust.hook_states(data)) == [f"{hooks_path}:stop:3:0"]
+    assert data["projects"][os.path.realpath(agent.repo_root)] == {"trust_level": "trusted"}
+    assert doctor.trust_command(agent, ["--remove", "--project"]) == 2
+
+
+def test_trust_remove_without_a_config_writes_nothing(agent: OpenAICodexAgent) -> None:
+    config = Path(agent.env["CODEX_HOME"], "config.toml")
+    config.unlink()
+    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert not config.exists()

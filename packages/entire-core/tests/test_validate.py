@@ -9,9 +9,16 @@ import pytest
 from entire_core import validate
 from entire_core.errors import InvalidInput
 
-GOOD_SESSION_IDS = ["abc", "01a22a67-d916-7711-8aa0-848df6c49ae4", "s_1.jsonl", "a b", "é"]
+GOOD_SESSION_IDS = [
+    "abc",
+    "01a22a67-d916-7711-8aa0-848df6c49ae4",
+    "s_1.jsonl",
+    "aider-20260101-100000-0a1b2c3d4e",
+    "x" * 255,
+]
 BAD_SESSION_IDS = ["", " ", "..", ".", "a/b", "a\\b", "../etc", "C:", "c:x", "x:y", "*", "a?", "[a]", "a\0b",
-                   "a\nb", " a", "a ", "a.", "CON", "con.txt", "LPT1", "a..b", "x" * 256]  # fmt: skip
+                   "a\nb", " a", "a ", "a.", "CON", "con.txt", "LPT1", "a..b", "x" * 256,
+                   "a b", "é", "-rf", ".hidden", "_x", "x;y", "a'b", 'a"b', "$(id)", "`id`", "%P%", "a&b"]  # fmt: skip
 
 
 @pytest.mark.parametrize("value", GOOD_SESSION_IDS)

@@ -68,9 +68,16 @@ class AiderAgent(
     commands = {  # read-only; the base class declares it a ClassVar
         "doctor": Command(_PKG + "doctor:doctor", "check that Aider will run Entire's notification command"),
         "run": Command(
-            _PKG + "launcher:run", "run Aider with an exact session lifecycle: run -- <aider args>"
+            _PKG + "launcher:run",
+            "run Aider with an exact session lifecycle: run -- <aider args>",
+            flags={"--aider PATH": "the Aider executable (default: $ENTIRE_AIDER_BINARY, else aider)"},
+            args="[--] [aider arguments...]",
         ),
-        "notify": Command(_PKG + "notify:notify", "(run by Aider's notifications-command) report to Entire"),
+        "notify": Command(
+            _PKG + "notify:notify",
+            "(run by Aider's notifications-command) report to Entire",
+            flags={"--aider-pid PID": "Aider's process id (default: this command's parent)"},
+        ),
     }
 
     def detect(self) -> bool:
@@ -101,12 +108,12 @@ class AiderAgent(
         return target
 
     def format_resume_command(self, session_id: str) -> str:
-        import shlex
+        from entire_core import shell
 
         from entire_agent_aider import state
 
         ref = os.path.relpath(state.session_ref(self.repo_root, session_id), self.repo_root)
-        return f"aider --chat-history-file {shlex.quote(ref)} --restore-chat-history"
+        return shell.join(["aider", "--chat-history-file", ref, "--restore-chat-history"])
 
     # -- hooks ----------------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import json
 import os
 import pty
 import select
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,10 @@ TURNS = [
     ("CREATE-NOTES: create NOTES.md\nwith a two-line prompt", True),
     ("What does greet do?", False),
 ]
+VIEW_BUDGET = 4096
+"""The third (launched) session runs with the smallest view budget, so its view is re-based mid-session."""
+LONG_TURNS = [(f"QUESTION {n}: what does greet do?", False) for n in range(1, 9)]
+RESUMED_PROMPT = "RESUMED: what did I ask you before?"
 USER_CONF = (
     "# my own Aider settings (must survive)\nmap-tokens: 1024   # keep the map small\n\nauto-lint: false\n"
 )
@@ -89,7 +94,13 @@ def wait_for(predicate: object, pty_: Pty, timeout: float, what: str) -> None:
 
 
 def run_session(
-    name: str, argv: list[str], repo: Path, env: dict[str, str], sim: Simulator, work: Path
+    name: str,
+    argv: list[str],
+    repo: Path,
+    env: dict[str, str],
+    sim: Simulator,
+    work: Path,
+    turns: list[tuple[str, bool]] = TURNS,
 ) -> dict[str, object]:
     history = repo / ".aider.chat.history.md"
     before = history.read_bytes().count(b"> Tokens: ") if history.exists() else 0
@@ -116,7 +127,7 @@ def run_session(
         "Aider to start",
     )
     term.pump(2.0)
-    for index, (prompt, edits) in enumerate(TURNS, 1):
+    for index, (prompt, edits) in enumerate(turns, 1):
         lines = prompt.split("\n")
         if len(lines) > 1:
             term.send("{\r" + "\r".join(lines) + "\r}\r")  # Aider's multi-line input braces
@@ -129,6 +140,31 @@ def run_session(
     term.send("/exit\r")
     code = term.wait(60)
     return {"name": name, "exit_code": code}
+
+
+def resume_session(command: str, repo: Path, env: dict[str, str], sim: Simulator, work: Path, common: list[str],
+                   aider_bin: str) -> dict[str, object]:  # fmt: skip
+    """Run the resume command Entire printed (Aider with the restored history file) for one more turn."""
+    argv = shlex.split(command)
+    assert argv[0] == "aider" and "--restore-chat-history" in argv, command
+    history = repo / argv[argv.index("--chat-history-file") + 1]
+    restored = history.read_bytes()
+    term = Pty([str(Path(aider_bin) / "aider"), *argv[1:], *common], repo, env, work / "resumed.pty.log")
+
+    def text() -> bytes:
+        return history.read_bytes()[len(restored) :]
+
+    wait_for(lambda: b"Added hello.py" in text(), term, 60, "the resumed Aider to start")
+    term.pump(2.0)
+    term.send(RESUMED_PROMPT + "\r")
+    wait_for(lambda: b"> Tokens: " in text(), term, 60, "the resumed turn's reply")
+    count = -1
+    while count != len(sim.hook_calls()):
+        count = len(sim.hook_calls())
+        term.pump(1.5)
+    term.send("/exit\r")
+    code = term.wait(60)
+    return {"exit_code": code, "restored": restored.decode("utf-8", "replace"), "appended": text().decode()}
 
 
 def main() -> None:
@@ -192,10 +228,25 @@ def main() -> None:
     report["hook_calls"] = sim.hook_calls()
     report["checkpoints"] = sim.checkpoints()
     report["sessions"] = sim.sessions()
+    report["requests"] = list(model_server.Handler.log)
+    # A third session, launched with the smallest view budget (the launcher, its hooks and the git
+    # hooks inherit it): eight turns re-base its view mid-session. Then `entire resume` of it from
+    # its last checkpoint, and the resume command Entire prints, for one more turn.
+    small = dict(env, ENTIRE_VIEW_BUDGET=str(VIEW_BUDGET))
+    report["long_run"] = run_session("long", launcher, repo, small, sim, work, LONG_TURNS)
+    report["long_checkpoints"] = sim.checkpoints()[len(report["checkpoints"]) :]
+    launched = report["long_checkpoints"][0]["session_id"]
+    report["stored_launcher"] = (sim.state.metadata(launched) / "full.jsonl").read_text()
+    report["resume"] = sim.resume(AGENT, launched)
+    report["resumed"] = resume_session(report["resume"]["command"], repo, env, sim, work, common,
+                                       config["aider_bin"])  # fmt: skip
+    report["resumed_requests"] = model_server.Handler.log[len(report["requests"]) :]
+    report["view_budget"] = VIEW_BUDGET
+    report["resumed_prompt"] = RESUMED_PROMPT
+    report["long_prompts"] = [prompt for prompt, _ in LONG_TURNS]
     sim.disable(AGENT)
     report["violations"] = sim.violations()  # enable's, every hook's and disable's
     report["conf_after_uninstall"] = (repo / ".aider.conf.yml").read_text()
-    report["requests"] = model_server.Handler.log
     report["history"] = (repo / ".aider.chat.history.md").read_text()
     report["git_log"] = subprocess.run(
         ["git", "log", "--stat", "--format=== %s"], cwd=repo, capture_output=True, text=True

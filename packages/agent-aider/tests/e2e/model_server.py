@@ -84,7 +84,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         kind, text = choose(body)
         stream = bool(body.get("stream"))
-        Handler.log.append({"model": body.get("model"), "stream": stream, "kind": kind})
+        users = [_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"]
+        Handler.log.append({"model": body.get("model"), "stream": stream, "kind": kind, "users": users})
         usage = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
                  "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}  # fmt: skip
         base = {"id": "chatcmpl-scripted", "created": 1796000000, "model": body.get("model", "gpt-4o")}

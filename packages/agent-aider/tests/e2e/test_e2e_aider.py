@@ -127,10 +127,13 @@ def test_early_notification_does_not_end_the_turn(report: dict[str, Any]) -> Non
     assert [c["prompt_txt"] for c in checkpoints] == [
         PROMPTS[0], "\n\n---\n\n".join(PROMPTS[:2]), "\n\n---\n\n".join(PROMPTS)
     ] * 2  # fmt: skip
-    # Each turn's transcript is the session's slice so far, and a turn starts where the last one ended.
+    # Each turn's transcript is the session's view so far, and a turn starts where the last one ended
+    # (the plain run's view is its slice; the launcher's is re-based, its positions only grow).
     for one, two in itertools.pairwise(checkpoints):
-        if one["session_id"] == two["session_id"]:
+        if one["session_id"] == two["session_id"] == checkpoints[-1]["session_id"]:
             assert two["turn_offset"] == one["transcript_bytes"]
+        elif one["session_id"] == two["session_id"]:
+            assert two["turn_offset"] >= one["turn_offset"]
 
 
 def test_tokens(report: dict[str, Any]) -> None:
@@ -160,3 +163,34 @@ def test_user_conf_survives_install_and_uninstall(report: dict[str, Any]) -> Non
     assert report["conf_installed"].startswith(before)
     assert "notifications-command: 'command -v entire-agent-aider" in report["conf_installed"]
     assert report["conf_after_uninstall"] == before
+
+
+def test_a_rebased_view_resumes_with_the_earlier_prompts(report: dict[str, Any]) -> None:
+    """A third session, launched with a 4 KiB view budget, had its view re-based mid-session. `entire
+    resume` restores it as a history file of its own, and Aider, started with the resume command,
+    sends the earlier turns' prompts to the model again."""
+    assert report["long_run"]["exit_code"] == 0
+    launched = report["long_checkpoints"]
+    assert [c["prompt"] for c in launched] == report["long_prompts"]
+    assert all(c["transcript_bytes"] <= report["view_budget"] for c in launched)
+    offsets = [c["turn_offset"] for c in launched]
+    assert offsets == sorted(offsets)  # positions only grow across re-bases
+    assert launched[-1]["transcript_bytes"] < offsets[-1]  # ...and the view is smaller than the slice
+    assert all("/.entire/" not in c["session_ref"] for c in [*report["checkpoints"], *launched])
+    stored = report["stored_launcher"]
+    assert "> entire-view:v1:" in stored  # re-based: a snapshot restates the earlier turns
+    assert "#### QUESTION 1: what does greet do?  " in stored
+    resume = report["resume"]
+    assert resume["command"].startswith("aider --chat-history-file .entire/tmp/entire-agent-aider/aider-run-")
+    assert resume["command"].endswith(" --restore-chat-history")
+    assert report["resumed"]["exit_code"] == 0
+    assert report["resumed"]["restored"] == stored
+    assert "> Restored previous conversation history." in report["resumed"]["appended"]
+    resumed = report["resumed_prompt"]
+    asked = [r for r in report["resumed_requests"] if r["kind"] == "plain" and resumed in r["users"][-1]]
+    assert asked, report["resumed_requests"]
+    # Aider's user messages are the history's "#### " lines, two trailing spaces and all.
+    earlier = "\n".join(asked[0]["users"][:-1]).replace("  \n", "\n")
+    for prompt in report["long_prompts"]:
+        assert prompt in earlier
+    assert report["violations"] == []

@@ -58,7 +58,12 @@ class OpenAICodexAgent(
             "entire_agent_openai_codex.doctor:doctor", "report whether Codex runs Entire's hooks here"
         ),
         "trust": Command(
-            "entire_agent_openai_codex.doctor:trust_command", "trust Entire's hooks in Codex's config.toml"
+            "entire_agent_openai_codex.doctor:trust_command",
+            "trust Entire's hooks in Codex's config.toml",
+            flags={
+                "--project": "also mark this repository a trusted project (Codex ignores .codex/ otherwise)",
+                "--remove": "remove the trust entries of Entire's hooks instead (before uninstalling)",
+            },
         ),
     }
 
@@ -100,8 +105,10 @@ class OpenAICodexAgent(
         return target
 
     def format_resume_command(self, session_id: str) -> str:
-        """``codex resume <id>``."""
-        return f"codex resume {session_id}"
+        """``codex resume <id>``, quoted for the shell it is pasted into."""
+        from entire_core import shell
+
+        return shell.join(["codex", "resume", session_id])
 
     # -- hooks ----------------------------------------------------------------------------------------------
 

@@ -250,22 +250,24 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
 
     from entire_agent_openai_codex import home
 
-    usage = (
-        f"usage: {PROGRAM} trust [--project]\n\n"
-        "Mark Entire's installed Codex hooks in this repository as trusted in $CODEX_HOME/config.toml,\n"
-        "as Codex's /hooks review would. With --project, also mark the repository a trusted project\n"
-        "(Codex ignores .codex/ in untrusted projects). Comments and layout of config.toml are kept."
-    )
-    if any(a in ("-h", "--help") for a in argv):
-        print(usage)
-        return 0
-    unknown = [a for a in argv if a != "--project"]
+    unknown = [a for a in argv if a not in ("--project", "--remove")]
     if unknown:
-        print(f"{PROGRAM} trust: unexpected argument {unknown[0]!r}\n\n{usage}", file=sys.stderr)
+        print(
+            f"{PROGRAM} trust: unexpected argument {unknown[0]!r} (see {PROGRAM} trust --help)",
+            file=sys.stderr,
+        )
+        return 2
+    if "--remove" in argv and "--project" in argv:
+        print(f"{PROGRAM} trust: --remove leaves project trust alone; drop --project", file=sys.stderr)
         return 2
     root = agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)
+    config_path = os.path.join(home.codex_home(agent.env), "config.toml")
     events, problem = _read_hooks(hooks_path)
+    if "--remove" in argv:
+        removed = trust.remove_trust(config_path, hooks_path, events or {}, agent.name)
+        print(f"Removed {len(removed)} trust entries of Entire's hooks from {config_path}")
+        return 0
     if problem or events is None:
         raise ConfigError(
             problem
@@ -275,7 +277,6 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
         raise ConfigError(
             f"{hooks_path} holds no Entire hooks: install them first (`entire enable --agent openai-codex`)"
         )
-    config_path = os.path.join(home.codex_home(agent.env), "config.toml")
     keys = trust.write_trust(
         config_path, hooks_path, events, agent.name, project_root=root if "--project" in argv else ""
     )

@@ -193,8 +193,9 @@ def write_trust(
             if entry.get("trust_level") != "trusted":
                 fresh = "trust_level" not in entry and not entry
                 entry["trust_level"] = "trusted"
-                if fresh:  # a blank line before whatever table follows it
-                    entry.add(tomlkit.nl())
+                # The comment lines that ended the table before ours label the table after it.
+                if fresh and not _adopt_trailing_comments(projects, os.path.realpath(project_root)):
+                    entry.add(tomlkit.nl())  # a blank line before whatever table follows it
         state = _table(_table(doc.data, "hooks", header=False), "state", header=False)
         for key in [k for k in state if k.startswith(path + ":") and k not in wanted]:
             old = as_dict(state[key])
@@ -205,8 +206,82 @@ def write_trust(
         for key, digest in wanted.items():
             entry = _table(state, key)
             if entry.get("trusted_hash") != digest:
+                fresh = not entry
                 entry["trusted_hash"] = digest
+                if fresh:
+                    _adopt_trailing_comments(state, key)
     return list(wanted)
+
+
+def our_hashes(events: Mapping[str, Any], agent_name: str) -> set[str]:
+    """The trust hashes of our handlers: those in ``events`` and those ``install-hooks`` writes."""
+    found = {
+        handler_hash(e, _matcher(events, e, gi), h) for _, e, gi, _, h in our_handlers(events, agent_name)
+    }
+    found |= {
+        handler_hash(event, None, hooks.handler(agent_name, hook))
+        for hook, event in hooks.HOOK_EVENTS.items()
+    }
+    return found
+
+
+def remove_trust(config_path: str, hooks_path: str, events: Mapping[str, Any], agent_name: str) -> list[str]:
+    """Remove the ``[hooks.state]`` entries of our handlers for this hooks file; return their keys.
+
+    An entry is ours when it is keyed under this hooks file and holds the hash of one of our handlers
+    (installed now, or as ``install-hooks`` writes them, so it works after ``uninstall-hooks`` too).
+    Tables left empty are removed; project trust (``[projects]``) is never touched. A missing
+    config.toml is left missing.
+    """
+    from entire_core.config.toml import edit_toml
+
+    if not os.path.exists(config_path):
+        return []
+    prefixes = tuple(dict.fromkeys(p + ":" for p in (key_path(hooks_path), os.path.abspath(hooks_path))))
+    hashes = our_hashes(events, agent_name)
+    removed: list[str] = []
+    with edit_toml(config_path, create=False) as doc:
+        hooks_table = doc.data.get("hooks")
+        state = hooks_table.get("state") if hooks_table is not None else None
+        if state is None:
+            return []
+        for key in list(state):
+            if key.startswith(prefixes) and as_dict(state[key]).get("trusted_hash") in hashes:
+                del state[key]
+                removed.append(key)
+        if removed and not state:
+            del hooks_table["state"]
+        if removed and not hooks_table:
+            del doc.data["hooks"]
+    return removed
+
+
+def _adopt_trailing_comments(container: Any, name: str) -> bool:
+    """Move the comment lines ending the table before ``container[name]`` to the end of that new table.
+
+    tomlkit keeps a comment above a table header in the body of the table before it, so a table added
+    after that one lands between the comment and the table the comment describes. Returns whether a
+    comment was moved.
+    """
+    from tomlkit.items import Comment, Table, Whitespace
+
+    body = container.value.body
+    index = next(i for i, (key, _) in enumerate(body) if key is not None and key.key == name)
+    previous = next(
+        (item for key, item in reversed(body[:index]) if key is not None and isinstance(item, Table)), None
+    )
+    if previous is None:
+        return False
+    items = previous.value.body
+    start = len(items)
+    while start and items[start - 1][0] is None and isinstance(items[start - 1][1], (Whitespace, Comment)):
+        start -= 1
+    trailing = items[start:]
+    if not any(isinstance(item, Comment) for _, item in trailing):
+        return False
+    del items[start:]
+    container[name].value.body.extend(trailing)
+    return True
 
 
 def _table(container: Any, name: str, *, header: bool = True) -> Any:

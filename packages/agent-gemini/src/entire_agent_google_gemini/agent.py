@@ -142,7 +142,9 @@ class GeminiAgent(
         return sessionfile.read(path, self.repo_root)
 
     def format_resume_command(self, session_id: str) -> str:
-        return f"gemini --resume {session_id}"
+        from entire_core import shell
+
+        return shell.join(["gemini", "--resume", session_id])
 
     # -- hooks ----------------------------------------------------------------------------------------
 

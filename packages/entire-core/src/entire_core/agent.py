@@ -24,13 +24,32 @@ MAX_TRANSCRIPT_BYTES = 10 * 1024 * 1024
 
 
 class Command:
-    """A human command an agent adds beside the protocol subcommands (``doctor``, ``trust``, ...)."""
+    """A human command an agent adds beside the protocol subcommands (``doctor``, ``trust``, ...).
 
-    __slots__ = ("summary", "target")
+    ``flags`` maps each flag the command accepts (``"--project"``, ``"--aider PATH"``) to one line of
+    help; ``<command> --help`` and the plugin's ``--help`` print them, so declare every flag here.
+    """
 
-    def __init__(self, target: str, summary: str) -> None:
+    __slots__ = ("args", "flags", "summary", "target")
+
+    def __init__(
+        self, target: str, summary: str, *, flags: Mapping[str, str] | None = None, args: str = ""
+    ) -> None:
         self.target = target  # "package.module:function"; the function takes (agent, argv) -> int
         self.summary = summary
+        self.flags: Mapping[str, str] = flags or {}
+        self.args = args  # what follows the flags in the usage line, such as "-- [aider arguments...]"
+
+    def usage(self, program: str, name: str) -> str:
+        """The ``--help`` text of this command."""
+        synopsis = " ".join(
+            [f"{program} {name}", *(f"[{f}]" for f in self.flags), *([self.args] if self.args else [])]
+        )
+        lines = [f"usage: {synopsis}", "", self.summary]
+        if self.flags:
+            lines.append("")
+            lines += [f"  {flag:<26} {text}" for flag, text in self.flags.items()]
+        return "\n".join(lines) + "\n"
 
 
 class Agent:
@@ -173,8 +192,10 @@ class Agent:
         return chunking.reassemble(chunks)
 
     def format_resume_command(self, session_id: str) -> str:
-        """The command a user runs to continue a session (``format-resume-command``)."""
-        return f"{self.name} --resume {session_id}"
+        """The command a user runs to continue a session (``format-resume-command``), quoted by ``shell.join``."""
+        from entire_core import shell
+
+        return shell.join([self.name, "--resume", session_id])
 
 
 # -- capability mixins -------------------------------------------------------------------------------

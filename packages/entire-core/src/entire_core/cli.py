@@ -135,6 +135,24 @@ SUBCOMMANDS: dict[str, Spec] = {
 }
 
 
+FLAG_HELP: dict[str, str] = {
+    "repo-path": "the repository's root directory",
+    "session-dir": "the directory get-session-dir answered",
+    "session-id": "the session's id: letters, digits, '.', '_' and '-'",
+    "session-ref": "the session's transcript file",
+    "path": "the session's transcript file",
+    "max-size": "the largest chunk, in bytes (a positive integer)",
+    "hook": "the hook's name, one of info's hook_names (required)",
+    "local-dev": "accepted and ignored: older Entire CLIs send it",
+    "force": "reinstall our hooks even when they are installed",
+    "offset": "where the previous read stopped, from an earlier answer (0: the start)",
+    "model": "the model to ask",
+    "message": "the text to show",
+    "subagents-dir": "where the session's subagent transcripts are (empty: none)",
+}
+"""One line of ``--help`` for every flag a subcommand takes."""
+
+
 class Flags:
     """Parsed flag values of one subcommand, read with ``str_``/``int_``/``bool_``."""
 
@@ -359,14 +377,17 @@ def usage(agent_cls: type[Agent]) -> str:
     ]
     for name, spec in SUBCOMMANDS.items():
         if spec.capability is None or agent_cls.has(spec.capability):
-            flags = " ".join(f"--{f} <{k}>" if k != BOOL else f"[--{f}]" for f, k in spec.flags.items())
-            lines.append(f"  {name:<28} {spec.summary}{'  ' + flags if flags else ''}")
+            lines.append(f"  {name:<28} {spec.summary}")
+            for flag, kind in spec.flags.items():
+                shown = f"--{flag}" if kind == BOOL else f"--{flag} <{kind}>"
+                lines.append(f"      {shown:<26} {FLAG_HELP[flag]}")
     if agent_cls.commands:
         lines.append("")
-        lines.append("commands for people:")
+        lines.append("commands for people (each takes --help):")
         for name, command in agent_cls.commands.items():
             lines.append(f"* {name:<27} {command.summary}")
-    lines += ["", "  --help                       this text", "  --version                    versions"]
+            lines += [f"      {flag:<26} {text}" for flag, text in command.flags.items()]
+    lines += ["", f"  {'--help':<32} this text", f"  {'--version':<32} versions"]
     return "\n".join(lines) + "\n"
 
 
@@ -468,6 +489,10 @@ def _run_human_command(agent_cls: type[Agent], command: object, args: list[str])
     from entire_core.agent import Command
 
     assert isinstance(command, Command)
+    if args[:1] in (["--help"], ["-h"], ["-help"]):
+        name = next(n for n, c in agent_cls.commands.items() if c is command)
+        sys.stdout.write(command.usage(_program(agent_cls), name))
+        return 0
     try:
         result = _load(command.target)(agent_cls(), args)
     except KeyboardInterrupt:

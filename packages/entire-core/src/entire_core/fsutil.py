@@ -26,6 +26,8 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> str:
     target, so readers see the old file or the new one, never a mix. Parent directories are created.
     """
     target = os.path.realpath(path)
+    if os.path.isdir(target):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
     directory = os.path.dirname(target)
     os.makedirs(directory, exist_ok=True)
     try:
@@ -41,7 +43,10 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> str:
         raise PermissionError(errno.EACCES, "the file is read-only; make it writable and try again", target)
 
     tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    except OSError as exc:
+        raise _naming(exc, path) from None
     try:
         try:
             view = memoryview(data)
@@ -53,11 +58,18 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> str:
             os.close(fd)
         os.chmod(tmp, final_mode)
         _replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         _discard(tmp)
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from None
         raise
     _fsync_directory(directory)
     return target
+
+
+def _naming(exc: OSError, path: str) -> OSError:
+    """The same error about ``path``: the user knows their file, not our temporary one beside it."""
+    return type(exc)(exc.errno, exc.strerror or str(exc), path)
 
 
 def _discard(tmp: str) -> None:

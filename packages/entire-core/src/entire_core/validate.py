@@ -11,7 +11,8 @@ import os
 
 from entire_core.errors import InvalidInput
 
-_FORBIDDEN_IN_SESSION_ID = frozenset('/\\:*?[]"<>|\0')
+_SESSION_ID_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_SESSION_ID_CHARS = _SESSION_ID_FIRST | frozenset("._-")
 _TOOL_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _WINDOWS_DEVICES = frozenset(
     ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
@@ -22,18 +23,29 @@ _MAX_ID_LENGTH = 255
 
 
 def session_id(value: str) -> str:
-    """Return ``value`` if it is safe as a single path component and as the CLI's session id."""
+    """Return ``value`` if it is a session id the CLI accepts and one of our agents could have made.
+
+    The CLI's ``ValidateSessionID`` refuses separators, ``:``, glob characters and ``.``/``..``. Our
+    agents only ever make ids of letters, digits, ``.``, ``_`` and ``-`` (Codex and Gemini use UUIDs,
+    Aider ``aider-<time>-<hash>``), so that is all we take: such an id is one path component on every
+    OS, never a flag (it starts with a letter or digit) and needs no quoting in any shell, which keeps
+    the resume commands we print safe to paste.
+    """
     if not value or not value.strip():
         raise InvalidInput("session id is empty")
     if len(value) > _MAX_ID_LENGTH:
         raise InvalidInput(f"session id is longer than {_MAX_ID_LENGTH} characters")
-    bad = next((c for c in value if c in _FORBIDDEN_IN_SESSION_ID or ord(c) < 0x20 or c == "\x7f"), None)
+    bad = next((c for c in value if c not in _SESSION_ID_CHARS), None)
     if bad is not None:
-        raise InvalidInput(f"session id {value!r} contains the forbidden character {bad!r}")
-    if ".." in value or value == ".":
+        raise InvalidInput(
+            f"session id {value!r} contains {bad!r}: only letters, digits, '.', '_' and '-' are allowed"
+        )
+    if value[0] not in _SESSION_ID_FIRST:
+        raise InvalidInput(f"session id {value!r} must start with a letter or a digit")
+    if ".." in value:
         raise InvalidInput(f"session id {value!r} contains a relative path component")
-    if value != value.strip() or value.endswith("."):
-        raise InvalidInput(f"session id {value!r} has leading or trailing spaces or a trailing dot")
+    if value.endswith("."):
+        raise InvalidInput(f"session id {value!r} ends with a dot, which Windows drops from file names")
     if value.split(".", 1)[0].upper() in _WINDOWS_DEVICES:
         raise InvalidInput(f"session id {value!r} is a reserved device name on Windows")
     return value

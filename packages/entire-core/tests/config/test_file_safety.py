@@ -181,3 +181,27 @@ def test_delete_failure_is_a_config_error(editor: Any, tmp_path: Path) -> None:
         doc.delete()
         path.unlink()
         path.mkdir()  # unlink() of a directory fails
+
+
+def test_a_failed_write_names_the_users_file_not_our_temporary_one(editor: Any) -> None:
+    # /proc/self/ exists but no file can be created in it, not even by root: the temporary file
+    # beside the target fails for real.
+    open_editor, _, change, _ = editor
+    target = "/proc/self/entire-test-config"
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs /proc")
+    with pytest.raises(ConfigError) as caught, open_editor(target) as doc:
+        change(doc)
+    message = str(caught.value)
+    assert message.startswith(f"cannot write {target}: "), message
+    assert ".tmp" not in message
+
+
+def test_a_directory_in_place_of_the_config_file_is_named(editor: Any, tmp_path: Path) -> None:
+    open_editor, _, _, _ = editor
+    (tmp_path / "config").mkdir()
+    with (
+        pytest.raises(ConfigError, match=r"cannot read .*config: Is a directory"),
+        open_editor(tmp_path / "config"),
+    ):
+        pass  # pragma: no cover

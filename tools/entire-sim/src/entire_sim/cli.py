@@ -7,6 +7,9 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
+
+from entire_core.errors import AgentError
 
 from entire_sim import demo, discovery
 from entire_sim.lifecycle import HookError
@@ -15,22 +18,42 @@ from entire_sim.report import render, storage
 from entire_sim.simulator import Simulator
 
 
+class UsageError(Exception):
+    """The command line is wrong: one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors as one line, like the plugins' (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
 def _sim(args: argparse.Namespace) -> Simulator:
     repo = Path(args.repo).resolve()
+    if not repo.is_dir():
+        raise LookupError(f"--repo {args.repo}: no such directory")
     return Simulator(repo, Path(args.state).resolve() if args.state else None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``entire-sim``."""
+    """Entry point of ``entire-sim``: bad input is one line on stderr and a non-zero exit, never a traceback."""
     try:
         return _main(argv)
-    except (CallFailed, LookupError, HookError) as exc:
+    except UsageError as exc:
         sys.stderr.write(f"entire-sim: {exc}\n")
+        return 2
+    except (CallFailed, LookupError, HookError, AgentError, ValueError) as exc:
+        sys.stderr.write(f"entire-sim: {exc}\n")
+        return 1
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"entire-sim: {exc.strerror or exc}{where}\n")
         return 1
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="entire-sim", description=__doc__)
+    parser = _Parser(prog="entire-sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="replay each agent package's bundled real session and report per turn")
     p.add_argument("--agent", help="only this registry name")

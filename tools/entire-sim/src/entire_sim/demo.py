@@ -78,7 +78,8 @@ class Replay:
             text = text.replace(key, value)
         return text
 
-    def _read(self, relative: str) -> bytes:
+    def read(self, relative: str) -> bytes:
+        """A file of the manifest's package, with the captured paths rewritten to this replay's."""
         return _substitute((self.manifest.parent / relative).read_bytes(), self.table)
 
     def run(self) -> tuple[Simulator, list[str]]:
@@ -91,7 +92,7 @@ class Replay:
         notes = [f"enable: {sim.enable(self.spec['agent'])} hooks installed"]
         for step in self.spec["steps"]:
             if "write" in step:
-                data = self._read(step["from"])
+                data = self.read(step["from"])
                 if "lines" in step:
                     data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
                 target = Path(self.expand(step["write"]))
@@ -103,7 +104,7 @@ class Replay:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(content, encoding="utf-8")
             elif "hook" in step:
-                sim.hook(self.spec["agent"], step["hook"], self._read(step["payload"]))
+                sim.hook(self.spec["agent"], step["hook"], self.read(step["payload"]))
             elif "resume" in step:
                 result = sim.resume(self.spec["agent"], step["resume"], chunk_size=step.get("chunk_size"))
                 notes.append(f"resume: {result['command']} (restored {result['restored_bytes']:,} bytes)")
@@ -114,10 +115,16 @@ class Replay:
 def run(agent: str | None = None, *, keep: bool = False, out: Any = None) -> int:
     """Replay every bundled session (or one agent's); 0 when no protocol violation occurred."""
     out = out or sys.stdout
-    found = [m for m in manifests() if agent is None or json.loads(m.read_text())["agent"] == agent]
-    if not found:
-        out.write("no agent package with a bundled session (packages/*/demo/replay.json) is installed\n")
-        return 1
+    every = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests()}
+    if not every:
+        raise LookupError(
+            "no agent package with a bundled session (packages/*/demo/replay.json) is installed"
+        )
+    if agent is not None and agent not in every:
+        raise LookupError(
+            f"unknown agent {agent!r}: the agents with a bundled session are {', '.join(sorted(every))}"
+        )
+    found = [every[agent]] if agent is not None else list(every.values())
     total_errors = 0
     for manifest in found:
         root = Path(tempfile.mkdtemp(prefix="entire-demo-"))

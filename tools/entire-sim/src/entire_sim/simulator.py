@@ -66,11 +66,15 @@ class Simulator:
         return shim
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
-        """An environment for the agent under test: the shim first on PATH, plugins next, state location."""
+        """An environment for the agent under test: the shim first on PATH, then PATH, then the workspace.
+
+        The workspace's own ``entire-agent-*`` scripts (next to this interpreter) come last, so plugins a
+        user installed (``uv tool install``) are the ones found when they are on PATH.
+        """
         env = dict(self.base_env if base is None else base)
         dirs = [str(self.bin_dir)] if self.bin_dir else []
-        dirs.append(str(Path(sys.executable).parent))  # where the workspace's entire-agent-* scripts live
-        env["PATH"] = os.pathsep.join([*dirs, env.get("PATH", "")])
+        workspace = str(Path(sys.executable).parent)  # where the workspace's entire-agent-* scripts live
+        env["PATH"] = os.pathsep.join([*dirs, env.get("PATH", ""), workspace])
         env[STATE_ENV] = str(self.state_dir)
         return env
 
@@ -99,6 +103,7 @@ class Simulator:
 
     def enable(self, name: str, *, force: bool = False) -> int:
         """``entire enable --agent NAME``: settings, detect, hooks; returns how many hooks were installed."""
+        plugin = self.plugin(name)  # an unknown agent changes nothing
         entire_dir = self.repo / ".entire"
         entire_dir.mkdir(exist_ok=True)
         (entire_dir / "settings.json").write_text('{\n  "enabled": true\n}\n', encoding="utf-8")
@@ -106,7 +111,6 @@ class Simulator:
         (entire_dir / ".gitignore").write_text(
             "tmp/\nmetadata/\nsim/\nsettings.local.json\n", encoding="utf-8"
         )
-        plugin = self.plugin(name)
         try:
             plugin.json("detect")
             installed = 0
@@ -135,6 +139,20 @@ class Simulator:
         finally:
             self._log(plugin, "disable")
 
+    def uninstall(self) -> list[str]:
+        """``entire disable --uninstall``: every agent's hooks out, then ``.entire/``; the agents it cleaned."""
+        import shutil
+
+        env = self.env()
+        found = discovery.discover(env["PATH"], str(self.repo), env)
+        cleaned: list[str] = []
+        for plugin in found.plugins:
+            if plugin.capability("hooks") and plugin.json("are-hooks-installed")["installed"]:
+                self.disable(plugin.name)
+                cleaned.append(plugin.name)
+        shutil.rmtree(self.repo / ".entire", ignore_errors=True)
+        return cleaned
+
     # -- hooks ----------------------------------------------------------------------------------------------
 
     def hook(self, name: str, hook: str, payload: bytes) -> dict[str, Any]:
@@ -156,8 +174,20 @@ class Simulator:
         finally:
             self._log(plugin, "resume")
 
+    def recorded_sessions(self) -> list[str]:
+        """The ids of sessions with a stored transcript, which ``resume`` can restore."""
+        directory = self.state.root / "metadata"
+        return sorted(p.parent.name for p in directory.glob("*/full.jsonl")) if directory.is_dir() else []
+
     def _resume(self, plugin: Plugin, session_id: str, chunk_size: int | None) -> dict[str, Any]:
-        transcript = (self.state.metadata(session_id) / "full.jsonl").read_bytes()
+        from entire_core import validate
+
+        validate.session_id(session_id)
+        stored = self.state.root / "metadata" / session_id / "full.jsonl"
+        if not stored.is_file():
+            known = ", ".join(self.recorded_sessions()) or "none"
+            raise LookupError(f"no recorded session {session_id!r} in {self.repo} (recorded: {known})")
+        transcript = stored.read_bytes()
         session = self.state.session(session_id) or {}
         session_dir = plugin.json("get-session-dir", "--repo-path", str(self.repo))["session_dir"]
         ref = (

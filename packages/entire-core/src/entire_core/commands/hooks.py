@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from entire_core import validate
 from entire_core.agent import HookSupport
+from entire_core.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,9 +29,17 @@ def decode_payload(stdin: bytes) -> object:
 
 
 def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, object]:
-    """Map the hook payload to an event, or ``null`` when the hook means nothing to Entire."""
+    """Map the hook payload to an event, or ``null`` when the hook means nothing to Entire.
+
+    ``--hook`` is required: without it there is no hook to parse (a usage error). A hook name that is
+    not in ``info.hook_names`` answers ``null``, "no event", for every agent: the CLI only calls
+    ``parse-hook`` with the names ``info`` declared, so an unknown one comes from a hook config
+    written by another version of the plugin, and failing would fail the user's agent hook.
+    """
     assert isinstance(agent, HookSupport)
     hook = flags.str_("hook")
+    if "hook" not in flags.given or not hook:
+        raise UsageError("parse-hook needs --hook <name>, one of: " + ", ".join(agent.hook_names))
     if hook not in agent.hook_names:
         return NO_EVENT
     event = agent.parse_hook(hook, decode_payload(stdin))

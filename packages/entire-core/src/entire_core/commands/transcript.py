@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import binascii
+import os
 
 from entire_core import validate
 from entire_core.agent import (
@@ -30,7 +31,11 @@ def _offset(flags: Flags) -> int:
 
 
 def _path(flags: Flags, name: str) -> str:
-    return validate.external_path(flags.str_(name), f"--{name}")
+    """A transcript file named by ``--<name>``: a directory there is an error for every agent."""
+    path = validate.external_path(flags.str_(name), f"--{name}")
+    if os.path.isdir(path):
+        raise InvalidInput(f"--{name} {path} is a directory, not a transcript file")
+    return path
 
 
 def _viewed(agent: Agent, flags: Flags, name: str) -> tuple[str, Frame]:

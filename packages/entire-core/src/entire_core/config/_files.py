@@ -42,7 +42,10 @@ def write_text(path: str, text: str, original: Original) -> None:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ConfigError(f"cannot write {path}: {exc.reason} in the new text") from None
-    atomic_write(path, codecs.BOM_UTF8 + data if original.bom else data)
+    try:
+        atomic_write(path, codecs.BOM_UTF8 + data if original.bom else data)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 class ConfigDocument:

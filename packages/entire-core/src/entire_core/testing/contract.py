@@ -69,7 +69,21 @@ HOSTILE_IDS = [
     " ",
     "CON",
     "nul.txt",
+    # shell metacharacters: the id ends up in the resume command a user pastes into a terminal
+    "x; rm -rf ~",
+    "a'b",
+    'a"b',
+    "$(id)",
+    "`id`",
+    "a\nb",
+    "a b",
+    "a&b",
+    "a|b",
+    "%PATH%",
+    "-rf",
+    "~root",
 ]
+"""Session ids every subcommand that takes one must refuse (the CLI refuses them, or no agent of ours makes them)."""
 
 
 class TranscriptCase:
@@ -137,6 +151,12 @@ class Env:
         result = self.raw(*args, stdin=stdin)
         assert result.code == 0, f"{args[0]} failed: {result!r}"
         return check_answer(args[0], result.stdout)
+
+    def call_text(self, *args: str) -> str:
+        """Run a command for people that must succeed quietly on stderr; return its stdout as text."""
+        result = self.raw(*args)
+        assert result.code == 0 and result.stderr == b"", f"{args} failed: {result!r}"
+        return result.text
 
     def fails(self, *args: str, stdin: bytes = b"") -> Result:
         """Run a subcommand that must fail cleanly: non-zero exit, one line on stderr, empty stdout."""
@@ -284,6 +304,32 @@ class AgentContract:
         version = env.raw("--version")
         assert version.code == 0 and self.agent_cls.version.encode() in version.stdout
 
+    def test_help_lists_only_real_flags_each_with_help(self, env: Env) -> None:
+        import re
+
+        from entire_core.cli import SUBCOMMANDS
+
+        text = env.call_text("--help")
+        listed = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
+        declared = {"--help", "--version"}
+        for name, spec in SUBCOMMANDS.items():
+            if spec.capability and not self._has(spec.capability):
+                assert f"  {name} " not in text, f"--help lists {name}, which {self.agent_cls.name} lacks"
+                continue
+            assert f"  {name} " in text, f"--help does not list {name}"
+            declared |= {f"--{flag}" for flag in spec.flags}
+            for flag in spec.flags:
+                line = next((ln for ln in text.splitlines() if ln.strip().startswith(f"--{flag} ")
+                             or ln.strip() == f"--{flag}"), "")  # fmt: skip
+                assert line.split(maxsplit=2)[1:], f"--{flag} of {name} has no line of help"
+        for name, command in self.agent_cls.commands.items():
+            own = env.call_text(name, "--help")
+            assert own.startswith(f"usage: entire-agent-{self.agent_cls.name} {name}"), own
+            for flag, help_text in command.flags.items():
+                assert help_text.strip() and flag in own and flag in text, f"{name} {flag}"
+                declared.add(flag.split()[0])
+        assert listed <= declared, f"--help names flags that do not exist: {sorted(listed - declared)}"
+
     def test_unknown_and_missing_subcommand(self, env: Env) -> None:
         result = env.fails("this-subcommand-does-not-exist")
         assert b"this-subcommand-does-not-exist" in result.stderr
@@ -321,11 +367,14 @@ class AgentContract:
     def test_hostile_session_ids_are_refused(self, env: Env, hostile: str) -> None:
         if "\0" in hostile and isinstance(env.runner, ScriptRunner):
             pytest.skip("a NUL byte cannot be passed in argv")
-        env.fails("resolve-session-file", "--session-dir", str(env.repo), "--session-id", hostile)
         before = env.sandbox.snapshot()
+        env.fails("resolve-session-file", "--session-dir", str(env.repo), "--session-id", hostile)
+        env.fails("format-resume-command", "--session-id", hostile)
         session = {"session_id": hostile, "agent_name": self.agent_cls.name, "repo_path": str(env.repo),
                    "session_ref": "", "native_data": _b64(b"x")}  # fmt: skip
         env.fails("write-session", stdin=json.dumps(session).encode())
+        hook_input = {"hook_type": "agent-spawn", "session_id": hostile, "session_ref": "", "timestamp": ""}
+        env.fails("read-session", stdin=json.dumps(hook_input).encode())
         assert env.sandbox.snapshot() == before
 
     def test_write_then_read_session(self, env: Env) -> None:
@@ -388,8 +437,13 @@ class AgentContract:
         assert env.sandbox.snapshot() == before
 
     def test_format_resume_command(self, env: Env) -> None:
+        import shlex
+
         command = env.call("format-resume-command", "--session-id", "test-session-123")["command"]
         assert "test-session-123" in command
+        words = shlex.split(command)  # one POSIX command line, no shell syntax
+        assert words and all(w and not set(w) & set(";&|<>$`'\"\\()\n") for w in words), command
+        env.fails("format-resume-command")
         env.fails("format-resume-command", "--session-id", "../../etc")
 
     # -- transcripts ---------------------------------------------------------------------------------------
@@ -480,6 +534,35 @@ class AgentContract:
     def test_parse_hook_unknown_hook_is_null(self, env: Env) -> None:
         self._require("hooks")
         assert env.call("parse-hook", "--hook", "no-such-hook", stdin=b'{"session_id": "x"}') is None
+
+    def test_parse_hook_without_hook_is_a_usage_error(self, env: Env) -> None:
+        self._require("hooks")
+        for args in ((), ("--hook", "")):
+            result = env.fails("parse-hook", *args, stdin=b'{"session_id": "x"}')
+            assert result.code == 2 and b"--hook" in result.stderr, result
+
+    def test_a_directory_where_a_file_is_expected(self, env: Env) -> None:
+        from entire_core.cli import SUBCOMMANDS
+
+        directory = str(env.repo)
+        for name, spec in SUBCOMMANDS.items():
+            if spec.capability and not self._has(spec.capability):
+                continue
+            for flag in ("path", "session-ref"):
+                if flag in spec.flags:
+                    extra = ("--offset", "0") if "offset" in spec.flags else ()
+                    result = env.fails(name, f"--{flag}", directory, *extra)
+                    assert b"is a directory" in result.stderr, result
+        session_dir = env.call("get-session-dir", "--repo-path", directory)["session_dir"]
+        ref = env.call("resolve-session-file", "--session-dir", session_dir, "--session-id", "dir-1")[
+            "session_file"
+        ]
+        os.makedirs(ref)
+        session = {"session_id": "dir-1", "agent_name": self.agent_cls.name, "repo_path": directory,
+                   "session_ref": ref, "native_data": _b64(b"x")}  # fmt: skip
+        result = env.fails("write-session", stdin=json.dumps(session).encode())
+        assert b"is a directory" in result.stderr.lower(), result
+        assert os.listdir(ref) == []
 
     def test_recorded_hook_payloads(self, env: Env) -> None:
         self._require("hooks")

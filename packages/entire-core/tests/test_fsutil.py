@@ -1,0 +1,45 @@
+"""atomic_write's errors name the file the caller asked for, never the temporary file beside it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from entire_core import fsutil
+
+
+def test_a_directory_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    target = tmp_path / "session.jsonl"
+    target.mkdir()
+    with pytest.raises(IsADirectoryError) as caught:
+        fsutil.atomic_write(str(target), b"x")
+    assert caught.value.filename == str(target)
+    assert os.listdir(tmp_path) == ["session.jsonl"] and os.listdir(target) == []
+
+
+def test_a_failure_to_create_the_temporary_file_names_the_target() -> None:
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs /proc")
+    with pytest.raises(OSError) as caught:
+        fsutil.atomic_write("/proc/self/entire-test-file", b"x")
+    assert caught.value.filename == "/proc/self/entire-test-file"
+
+
+def test_a_failure_to_replace_names_the_target_and_leaves_no_debris(tmp_path: Path) -> None:
+    # os.replace of a file onto a non-empty directory fails for real (after the isdir check, a
+    # directory appears in place of the target: a race another process can cause).
+    target = tmp_path / "config.json"
+    real_replace = os.replace
+
+    def racing_replace(src: str, dst: str) -> None:
+        os.mkdir(dst)
+        (Path(dst) / "inside").write_text("x")
+        real_replace(src, dst)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "replace", racing_replace)
+        with pytest.raises(OSError) as caught:
+            fsutil.atomic_write(str(target), b"x")
+    assert caught.value.filename == str(target)
+    assert sorted(os.listdir(tmp_path)) == ["config.json"]

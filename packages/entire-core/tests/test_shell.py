@@ -1,0 +1,59 @@
+"""Resume commands are quoted for the shell they are pasted into; hostile words stay one inert argument."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from entire_core import shell
+from entire_core.errors import InvalidInput
+
+HOSTILE_WORDS = ["x; rm -rf ~", "a'b", 'a"b', "$(id)", "`id`", "a\nb", "a b", "a&b|c", "%PATH%", "~root",
+                 "a\\b", "*", "-rf", "", "é", "!x", "'", "''"]  # fmt: skip
+SHELLS = [s for s in ("sh", "bash", "dash", "zsh") if shutil.which(s)]
+
+
+@pytest.mark.parametrize("program", SHELLS)
+def test_a_posix_shell_reads_back_exactly_the_words(program: str) -> None:
+    argv = ["printf", "%s\\0", *HOSTILE_WORDS]
+    line = shell.join(argv, shell.POSIX)
+    done = subprocess.run([program, "-c", line], capture_output=True, check=True, timeout=30)
+    assert done.stdout.decode("utf-8").split("\0")[:-1] == HOSTILE_WORDS
+
+
+def test_plain_words_are_left_as_they_are() -> None:
+    argv = ["codex", "resume", "01a22a67-d916-7711-8aa0-848df6c49ae4", "--flag", ".entire/tmp/x.md"]
+    assert shell.join(argv, shell.POSIX) == " ".join(argv)
+    assert shell.join(argv, shell.WINDOWS) == " ".join(argv)
+    assert shell.join(["aider", ".entire\\tmp\\x.md"], shell.WINDOWS) == "aider .entire\\tmp\\x.md"
+    assert shell.join(["aider", ".entire\\tmp\\x.md"], shell.POSIX) == "aider '.entire\\tmp\\x.md'"
+
+
+@pytest.mark.parametrize(
+    "word", ["a b", "a&b", "a|b", "a<b>c", "(x)", "a;b", "a'b", "a,b", "a^b", "a@b", "é"]
+)
+def test_windows_words_are_double_quoted_when_both_shells_read_them_literally(word: str) -> None:
+    # Inside "...", cmd.exe takes & | < > ( ) ^ ; literally and PowerShell takes everything but $, ` and ".
+    assert shell.quote(word, shell.WINDOWS) == f'"{word}"'
+
+
+@pytest.mark.parametrize("word", ['a"b', "%PATH%", "!x!", "$(id)", "`id`", "a\nb", "a\x7fb", "my dir\\"])
+def test_windows_refuses_words_one_of_the_shells_would_still_interpret(word: str) -> None:
+    with pytest.raises(InvalidInput, match=r"cmd\.exe and PowerShell"):
+        shell.quote(word, shell.WINDOWS)
+
+
+def test_the_default_shell_follows_the_platform(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert shell.join(["a b"]) == "'a b'"
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert shell.join(["a b"]) == '"a b"'
+
+
+def test_misuse_is_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="empty command"):
+        shell.join([])
+    with pytest.raises(ValueError, match="unknown shell"):
+        shell.quote("a b", "fish")

@@ -1,0 +1,55 @@
+"""The shell commands the READMEs show, so tests can run exactly them and the docs cannot rot."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = ("aider", "google-gemini", "openai-codex")
+_COMMENT = re.compile(r"\s{2,}#.*$")
+
+
+def readmes() -> list[Path]:
+    """Every README of the workspace."""
+    return sorted(p for p in ROOT.glob("**/README.md") if ".venv" not in p.parts and "data" not in p.parts)
+
+
+def commands(readme: Path) -> list[str]:
+    """The commands in the ```sh blocks of ``readme``, without their trailing comments, in order."""
+    found: list[str] = []
+    inside = False
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            inside = line.strip() == "```sh" if not inside else False
+            continue
+        if inside:
+            command = _COMMENT.sub("", line).strip()
+            if command and not command.startswith("#"):
+                found.append(command)
+    return found
+
+
+def all_commands() -> dict[str, list[str]]:
+    """Each README command and the READMEs (relative paths) that show it."""
+    shown: dict[str, list[str]] = {}
+    for readme in readmes():
+        for command in commands(readme):
+            shown.setdefault(command, []).append(str(readme.relative_to(ROOT)))
+    return shown
+
+
+def shown(command: str) -> str:
+    """``command`` itself, after checking a README shows it (so a test runs what users read)."""
+    assert command in all_commands(), f"no README shows {command!r}"
+    return command
+
+
+def for_agent(command: str, agent: str) -> str:
+    """A README command with ``<name>`` filled in for ``agent`` (``./packages/agent-<dir>`` too)."""
+    directory = {"aider": "aider", "google-gemini": "gemini", "openai-codex": "codex"}[agent]
+    return (
+        shown(command)
+        .replace("./packages/agent-<name>", f"./packages/agent-{directory}")
+        .replace("<name>", agent)
+    )

@@ -1,0 +1,149 @@
+"""Every command a README shows is run by a test: this one, the walkthrough, or one named here."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import readme_commands
+from entire_sim.demo import make_repo
+
+WALKTHROUGH = "tests/test_walkthrough.py (a new user's first hour, from built wheels)"
+BY_HAND = "tests/test_readme_commands.py::test_drive_a_session_by_hand"
+CI = ".ci/run (CI's entry point: make check, then make versions build smoke walkthrough)"
+
+RUN_BY: dict[str, str] = {
+    "uv run --no-dev entire-sim demo": WALKTHROUGH,
+    "make check": CI,
+    'uv run --locked --all-packages pytest -m "not e2e and not walkthrough"': (
+        "tests/test_readme_commands.py::test_the_fast_test_command_selects_no_slow_test"
+    ),
+    "uv tool install --compile-bytecode entire-agent-<name>": WALKTHROUGH,
+    "uv tool install --compile-bytecode ./packages/agent-<name>": WALKTHROUGH,
+    "uv build --all-packages --no-sources --out-dir dist": WALKTHROUGH,
+    "uv tool install --compile-bytecode --find-links dist entire-agent-<name>": WALKTHROUGH,
+    "entire enable --agent <name>": WALKTHROUGH,
+    "entire disable --uninstall": WALKTHROUGH,
+    "entire-agent-openai-codex trust --remove": WALKTHROUGH,
+    "uv tool uninstall entire-agent-<name>": WALKTHROUGH,
+    "uv tool install --compile-bytecode entire-agent-aider": WALKTHROUGH,
+    "entire enable --agent aider": WALKTHROUGH,
+    "entire-agent-aider doctor": WALKTHROUGH,
+    "uv tool uninstall entire-agent-aider": WALKTHROUGH,
+    "entire-agent-aider run -- --model sonnet src/app.py": (
+        "packages/agent-aider/tests/e2e (the launcher, `entire-agent-aider run -- ...`, around real Aider)"
+    ),
+    "uv tool install --compile-bytecode entire-agent-openai-codex": WALKTHROUGH,
+    "entire enable --agent openai-codex": WALKTHROUGH,
+    "entire-agent-openai-codex doctor": WALKTHROUGH,
+    "uv tool uninstall entire-agent-openai-codex": WALKTHROUGH,
+    "entire-agent-openai-codex trust": WALKTHROUGH,
+    "entire-agent-openai-codex trust --project": (
+        "packages/agent-codex/tests/test_trust.py (trust_command with --project, on a real config.toml)"
+    ),
+    "uv tool install --compile-bytecode entire-agent-google-gemini": WALKTHROUGH,
+    "entire enable --agent google-gemini": WALKTHROUGH,
+    "entire-agent-google-gemini doctor": WALKTHROUGH,
+    "uv tool uninstall entire-agent-google-gemini": WALKTHROUGH,
+    'entire-sim install-shim .sim-bin && export PATH="$PWD/.sim-bin:$PATH"': BY_HAND,
+    "printf '\\n# aider chat started at 2026-01-01 10:00:00\\n\\n#### Add a hello.txt file  \\n\\n"
+    "Creating hello.txt.\\n\\n> Tokens: 1.2k sent, 40 received.  \\n> Applied edit to hello.txt  \\n' "
+    "> .aider.chat.history.md": BY_HAND,
+    "echo hello > hello.txt": BY_HAND,
+    "entire-agent-aider notify": BY_HAND,
+    "entire-sim report": BY_HAND,
+    "entire-sim resume --agent aider --session-id aider-20260101-100000-<hash from the report>": BY_HAND,
+    "uv run python tools/release/bump.py minor --notes-file notes.md": (
+        "tools/release/tests/test_bump.py (bump.py with --notes-file on a copy of a workspace)"
+    ),
+    "make versions": CI,
+    "make build": CI,
+    "make smoke": CI,
+    "make walkthrough": CI,
+}
+"""Each README command and the test that runs it. A command added to a README must be added here."""
+
+
+def test_every_readme_command_is_run_by_a_test() -> None:
+    shown = readme_commands.all_commands()
+    missing = sorted(set(shown) - set(RUN_BY))
+    assert not missing, f"README commands no test runs (add them to RUN_BY and run them): {missing}"
+    stale = sorted(set(RUN_BY) - set(shown))
+    assert not stale, f"RUN_BY names commands no README shows any more: {stale}"
+
+
+def test_ci_runs_what_it_is_credited_with() -> None:
+    ci = (readme_commands.ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'make UV="$UV" check' in ci
+    assert re.search(r"for step in versions build smoke walkthrough; do", ci), ci
+
+
+def test_the_fast_test_command_selects_no_slow_test() -> None:
+    command = readme_commands.shown('uv run --locked --all-packages pytest -m "not e2e and not walkthrough"')
+    # The command itself, with pytest told to collect only (running the suite from inside it would recurse).
+    words = shlex.split(command)
+    assert words[:5] == ["uv", "run", "--locked", "--all-packages", "pytest"], words
+    args = [*words[4:], "--collect-only", "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=readme_commands.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    selected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert len(selected) > 1000
+    assert not [t for t in selected if "/e2e/" in t or "test_walkthrough" in t]
+    assert re.search(r"\d+ deselected", done.stdout)
+
+
+def test_drive_a_session_by_hand(tmp_path: Path) -> None:
+    """tools/entire-sim/README.md's block, run as it is, in a fresh repository."""
+    readme = readme_commands.ROOT / "tools" / "entire-sim" / "README.md"
+    block = readme_commands.commands(readme)
+    repo = tmp_path / "scratch"
+    make_repo(repo)
+    (repo / ".gitignore").write_text(".sim-bin/\n.aider*\n", encoding="utf-8")
+    before = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+    bin_dir = str(Path(sys.executable).parent)  # the README: .venv/bin of the checkout on PATH
+    env = {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    env.pop("ENTIRE_SIM_STATE", None)
+    resume = next(c for c in block if c.startswith("entire-sim resume"))
+    script = []
+    for command in block:
+        if command == resume:
+            # "<hash from the report>": the id the report printed, read back from it
+            command = command.replace(
+                "aider-20260101-100000-<hash from the report>",
+                '"$(entire-sim report | sed -n "s/^ *session //p")"',
+            )
+        script.append(command)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", "\n".join(script)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "Installed 1 hooks for aider" in out
+    assert re.search(r"session aider-20260101-100000-[0-9a-f]{10}\n", out), out
+    assert "turn 1: prompt  Add a hello.txt file" in out and "files   hello.txt" in out
+    assert "tokens  input 1200, output 40" in out
+    assert re.search(
+        r"To continue this session: aider --chat-history-file "
+        r"\.entire/tmp/entire-agent-aider/aider-20260101-100000-[0-9a-f]{10}\.md --restore-chat-history",
+        out,
+    ), out
+    assert "Removed Entire from" in out
+    after = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+    assert after == before + "?? hello.txt\n"  # the "agent's" edit stays; nothing of Entire's does

@@ -1,0 +1,246 @@
+"""A new user's first hour, scripted from the READMEs, on a fresh copy of this checkout.
+
+The demo as one command with runtime packages only; the wheels built; each agent installed with
+``uv tool install`` into a temporary tool directory (from the wheels, as from PyPI, and from the source
+tree); enabled through the simulator's ``entire``; one recorded turn per agent, from the agent's own
+captured hook payloads and transcripts; then the uninstall the READMEs give, in their order. At the end
+the repository is clean (only the files the "agents" edited are new) and the user's config files, in
+the repository and in the home directory, are byte for byte what they were.
+
+Nothing here uses the network: uv runs offline (``UV_OFFLINE=1``, and inside ``unshare -n`` where that
+works), from uv's cache that ``uv sync`` filled and the smoke test's wheelhouse of the third-party
+wheels uv.lock pins. ``make walkthrough`` fetches that wheelhouse and runs this test; elsewhere it is
+skipped unless ``ENTIRE_WHEELHOUSE`` names one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from entire_sim.demo import Replay, make_repo, manifests
+from readme_commands import AGENTS, ROOT, for_agent, shown
+
+pytestmark = pytest.mark.walkthrough
+
+USER_HOME_FILES = {
+    "codex-home/config.toml": (
+        '# my Codex config\nmodel = "gpt-5.5"\n\n# the projects I trust\n[projects."/elsewhere"]\n'
+        'trust_level = "trusted"\n\n# my MCP servers\n[mcp_servers.docs]\ncommand = "docs-server"\n'
+    ),
+    "home/.gemini/settings.json": '{\n  // my look\n  "ui": { "theme": "GitHub" }\n}\n',
+    "home/.aider.conf.yml": "# my defaults\nmodel: sonnet\n",
+}
+"""The user's own config files outside the repository (``codex-home`` is the demo manifests' CODEX_HOME)."""
+
+USER_REPO_FILES = {
+    ".gitignore": ".aider*\n",
+    ".aider.conf.yml": "# the team's Aider settings\nauto-commits: false\n",
+    ".gemini/settings.json": '{\n\t// team settings\n\t"general": {"vimMode": true}\n}\n',
+    ".codex/hooks.json": (
+        '{\n  "hooks": {\n    "Stop": [\n      {"hooks": [{"type": "command", "command": "echo mine"}]}\n'
+        "    ]\n  }\n}\n"
+    ),
+}
+"""Committed config files of the user's repository that the plugins edit and must give back."""
+
+
+def _wheelhouse() -> Path:
+    house = os.environ.get("ENTIRE_WHEELHOUSE", "")
+    if house and (Path(house) / ".complete").is_file():
+        return Path(house)
+    message = "needs the smoke test's wheelhouse of pinned third-party wheels: run `make walkthrough`"
+    if os.environ.get("ENTIRE_WALKTHROUGH_REQUIRED"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _offline_prefix() -> str:
+    unshare = shutil.which("unshare")
+    ok = unshare and subprocess.run([unshare, "-n", "true"], capture_output=True, check=False).returncode == 0
+    return f"{unshare} -n " if ok else ""
+
+
+def _copy_checkout(dest: Path) -> None:
+    """What a fresh clone holds: tracked files plus new ones not ignored, as they are in the work tree."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode("utf-8", "surrogateescape")  # fmt: skip
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    drop = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "ENTIRE_SIM_STATE", "ENTIRE_REPO_ROOT")
+    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(("UV_", "PIP_"))}
+    env.update(UV_OFFLINE="1", UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1", NO_COLOR="1")
+    env.update(extra)
+    return env
+
+
+def sh(command: str, *, cwd: Path, env: dict[str, str], codes: tuple[int, ...] = (0,)) -> str:
+    """Run ``command`` with bash; its stdout. The exit status must be one of ``codes``; no traceback."""
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode in codes, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert "Traceback" not in done.stderr, f"{command}:\n{done.stderr}"
+    return done.stdout
+
+
+def _snapshot(files: dict[str, str], base: Path) -> dict[str, bytes]:
+    return {name: (base / name).read_bytes() for name in files}
+
+
+def _turns(repo: Path, agent: str) -> list[dict[str, object]]:
+    path = repo / ".entire" / "sim" / "checkpoints.jsonl"
+    if not path.exists():
+        return []
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in records if r["kind"] == "turn" and r["agent"] == agent]
+
+
+def _one_turn(replay: Replay, env: dict[str, str], edited: set[str]) -> None:
+    """The agent's captured session, step by step through the ``entire`` shim, up to its first checkpoint."""
+    agent = replay.spec["agent"]
+    agent_env = {**env, **{k: replay.expand(v) for k, v in replay.spec.get("env", {}).items()}}
+    for step in replay.spec["steps"]:
+        if "write" in step:
+            data = replay.read(step["from"])
+            if "lines" in step:
+                data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
+            target = Path(replay.expand(step["write"]))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        elif "files" in step:
+            for name, content in step["files"].items():
+                (replay.repo / name).write_text(content, encoding="utf-8")
+                edited.add(name)
+        elif "hook" in step:
+            done = subprocess.run(
+                ["entire", "hooks", agent, step["hook"]], input=replay.read(step["payload"]),
+                cwd=replay.repo, env=agent_env, capture_output=True, timeout=120, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, f"entire hooks {agent} {step['hook']}: {done.stderr!r}"
+            if _turns(replay.repo, agent):
+                return
+    raise AssertionError(f"{agent}: the captured session recorded no turn")
+
+
+def test_a_new_users_first_hour(tmp_path: Path) -> None:
+    house = _wheelhouse()
+    offline = _offline_prefix()
+    checkout = tmp_path / "checkout"
+    _copy_checkout(checkout)
+    env = _clean_env()
+
+    # The demo: one command, and it installs no dev tool.
+    out = sh(offline + shown("uv run --no-dev entire-sim demo"), cwd=checkout, env=env)
+    assert "3 agent(s) replayed, 0 protocol violation(s)" in out
+    venv_bin = checkout / ".venv" / "bin"
+    for tool in ("ruff", "pyright", "pytest"):
+        assert not (venv_bin / tool).exists(), f"uv run --no-dev installed {tool}"
+
+    # The wheels, and each agent as a uv tool in a temporary tool directory.
+    sh(offline + shown("uv build --all-packages --no-sources --out-dir dist"), cwd=checkout, env=env)
+    tools, tool_bin = tmp_path / "uv-tools", tmp_path / "uv-bin"
+    env.update(UV_TOOL_DIR=str(tools), UV_TOOL_BIN_DIR=str(tool_bin))
+    local = f" --no-index --find-links {house}"
+    for agent in AGENTS:
+        # Each agent README's command, as from PyPI once released: dist/ stands in for PyPI.
+        sh(offline + shown(f"uv tool install --compile-bytecode entire-agent-{agent}") + " --find-links dist" + local,
+           cwd=checkout, env=env)  # fmt: skip
+        version = sh(f"{tool_bin}/entire-agent-{agent} --version", cwd=tmp_path, env=env)
+        assert version.startswith(f"entire-agent-{agent} 0."), version
+    # Before a release: from the built wheels, and from the source tree (top-level README).
+    for form, agent in (
+        ("--find-links dist entire-agent-<name>", "openai-codex"),
+        ("./packages/agent-<name>", "aider"),
+    ):
+        other = {
+            **env,
+            "UV_TOOL_DIR": str(tmp_path / f"{agent}-tools"),
+            "UV_TOOL_BIN_DIR": str(tmp_path / f"{agent}-bin"),
+        }
+        command = for_agent(f"uv tool install --compile-bytecode {form}", agent)
+        sh(offline + command + local, cwd=checkout, env=other)
+        assert "entire-core" in sh(
+            f"{tmp_path}/{agent}-bin/entire-agent-{agent} --version", cwd=tmp_path, env=env
+        )
+        shown(for_agent("uv tool install --compile-bytecode entire-agent-<name>", agent))
+
+    # The user's world: a repository with config files of their own, and a home with theirs.
+    world = tmp_path / "world"
+    repo = world / "repo"
+    make_repo(repo)
+    for name, text in USER_REPO_FILES.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@example.invalid", "commit", "-qm", "config"],
+                   cwd=repo, check=True)  # fmt: skip
+    for name, text in USER_HOME_FILES.items():
+        (world / name).parent.mkdir(parents=True, exist_ok=True)
+        (world / name).write_text(text, encoding="utf-8")
+    home_before = _snapshot(USER_HOME_FILES, world)
+    repo_before = _snapshot(USER_REPO_FILES, repo)
+
+    # Enabling through the simulator's `entire`, which finds the plugins on PATH as the CLI does.
+    shim_bin = tmp_path / "shim-bin"
+    sh(f"{venv_bin}/entire-sim install-shim {shim_bin}", cwd=tmp_path, env=env)
+    user_env = {**env, "HOME": str(world / "home"), "CODEX_HOME": str(world / "codex-home"),
+                "XDG_DATA_HOME": str(world / "data"), "XDG_CONFIG_HOME": str(world / "config"),
+                "XDG_CACHE_HOME": str(world / "cache"),
+                "PATH": os.pathsep.join([str(shim_bin), str(tool_bin), "/usr/local/bin", "/usr/bin", "/bin"])}  # fmt: skip
+    found = json.loads(
+        sh("entire-sim discover", cwd=repo, env={**user_env, "PATH": f"{user_env['PATH']}:{venv_bin}"})
+    )
+    for agent in AGENTS:
+        assert str(tool_bin / f"entire-agent-{agent}") in json.dumps(found), (
+            f"{agent} not found in {tool_bin}"
+        )
+    for agent in AGENTS:
+        out = sh(for_agent("entire enable --agent <name>", agent), cwd=repo, env=user_env)
+        assert f"hooks for {agent}" in out
+        shown(f"entire enable --agent {agent}")
+        sh(shown(f"entire-agent-{agent} doctor"), cwd=repo, env=user_env, codes=(0, 1))
+    assert json.loads((repo / ".entire" / "settings.local.json").read_text()) == {"external_agents": True}
+    trusted = sh(shown("entire-agent-openai-codex trust"), cwd=repo, env=user_env)
+    assert "Trusted 8 Entire hooks" in trusted
+
+    # One recorded turn per agent, from its captured session.
+    edited: set[str] = set()
+    by_agent = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests(checkout)}
+    for agent in AGENTS:
+        _one_turn(Replay(by_agent[agent], world), user_env, edited)
+        turn = _turns(repo, agent)[0]
+        assert turn["prompt"], turn
+    report = json.loads(sh(f"{venv_bin}/entire-sim report --repo {repo} --json", cwd=repo, env=user_env))
+    assert report["violations"] == []
+
+    # Uninstalling, in the README's order: trust, hooks, then the plugins.
+    assert "Removed 8 trust entries" in sh(
+        shown("entire-agent-openai-codex trust --remove"), cwd=repo, env=user_env
+    )
+    out = sh(shown("entire disable --uninstall"), cwd=repo, env=user_env)
+    assert all(agent in out for agent in AGENTS), out
+    for agent in AGENTS:
+        sh(shown(f"uv tool uninstall entire-agent-{agent}"), cwd=tmp_path, env=env)
+        assert shown(for_agent("uv tool uninstall entire-agent-<name>", agent))
+    assert not list(tool_bin.iterdir())
+
+    # A clean tree: only what the "agents" edited is new, and every config file is as it was.
+    assert not (repo / ".entire").exists()
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert {line[3:] for line in status.splitlines()} == edited, status
+    assert _snapshot(USER_REPO_FILES, repo) == repo_before
+    assert _snapshot(USER_HOME_FILES, world) == home_before
