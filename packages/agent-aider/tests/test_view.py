@@ -25,7 +25,8 @@ from entire_core.commands import transcript as command
 from entire_core.types import EventType
 
 DATA = Path(__file__).parent / "data"
-SHARED = Path("/work/shared/fixtures/aider")
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "aider"
+"""The team's captures, beside the checkout (``../shared``) here and in CI."""
 BUDGET = 65536
 TIME = "2026-11-30T03:05:00Z"
 

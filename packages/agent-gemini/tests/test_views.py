@@ -23,7 +23,8 @@ from entire_core.testing.runner import InProcessRunner, Result, Sandbox
 from gemini_fixtures import RUN1_CHAT, RUN3_FINAL_MAIN, RUN3_RESUMED_CHAT
 
 BUDGET = 65536
-SHARED = Path("/work/shared/fixtures/gemini")
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "gemini"
+"""The team's captures, beside the checkout (``../shared``) here and in CI."""
 
 
 class Driver:
