@@ -20,6 +20,7 @@ from entire_agent_aider import hooks, transcript
 from entire_agent_aider import view as aider_view
 from entire_agent_aider.agent import AiderAgent
 from entire_core import views
+from entire_core.agent import MAX_TRANSCRIPT_BYTES
 from entire_core.cli import Flags
 from entire_core.commands import transcript as command
 from entire_core.types import EventType
@@ -69,6 +70,8 @@ class Run:
         self.checked: list[dict[str, Any]] = []
         self.largest = 0
         self.rebased = 0
+        self.over = 0
+        """Events whose view held a single turn larger than the budget (kept whole, as core does)."""
 
     def write(self, data: bytes) -> None:
         with open(self.history, "ab") as f:
@@ -95,9 +98,16 @@ class Run:
     def on_event(self, ref: str, session_id: str, kind: int, start: int, upto: int) -> None:
         agent = self.agent
         data = command.read_transcript(agent, flags(session_ref=ref), b"")
-        assert len(data) <= self.budget, f"read-transcript gave {len(data)} bytes"
+        head = views.frame_of(data, views.BYTES, aider_view.HEADER_LINES).head_bytes
+        if len(data) > self.budget:
+            # Core keeps one turn whole up to the CLI's limit: over the budget, the view is its
+            # snapshot and the current turn, nothing older.
+            turn_start = self.turn_start.get(session_id, (0, 0))[1] + start
+            assert len(data) - head <= upto - turn_start, f"read-transcript gave {len(data)} bytes"
+            self.over += 1
+        assert len(data) <= MAX_TRANSCRIPT_BYTES
         self.largest = max(self.largest, len(data))
-        if views.frame_of(data, views.BYTES, aider_view.HEADER_LINES).head_bytes:
+        if head:
             self.rebased += 1
         if kind == EventType.TURN_START:
             position = command.get_transcript_position(agent, flags(path=ref), b"")["position"]

@@ -138,7 +138,9 @@ class Snapshot:
                 self.header_line = raw.rstrip(b"\r")
             elif raw.startswith(b"> ") and (preamble_size < self.limit or _essential(raw)):
                 # Tool lines only, each ending a tool message (a continuation line would read as a reply).
-                kept = _shortened(raw.rstrip(b"\r").rstrip(b" ") + b"  ", self.limit // 4)
+                kept = raw.rstrip(b"\r").rstrip(b" ") + b"  "
+                if len(kept) > self.limit // 4:
+                    kept = _analytics_only(kept) if _essential(kept) else _shortened(kept, self.limit // 4)
                 self.preamble.append(kept)
                 preamble_size += len(kept) + 1
             self._drain(parser)
