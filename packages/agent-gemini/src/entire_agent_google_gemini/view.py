@@ -40,6 +40,8 @@ NOTE = (
     " Entire's view of this session starts here: the turns before were stored by earlier checkpoints,"
     " and this checkpoint restates the conversation as Gemini replays it."
 )
+HUGE_RECORD = 32 << 20
+"""Records larger than this are cut without being parsed (``views.cut_json_strings``)."""
 REPLAY_LIMIT_FACTOR = 8
 """The snapshot replays at most this many budgets of history before its end."""
 _BLOCK = 1 << 20
@@ -75,6 +77,11 @@ class GeminiView(views.ViewFormat):
         return [first, dump({"$set": update})]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
+        size = len(record)
+        if size > HUGE_RECORD:
+            # Too large to parse in bounded memory (a resume restating a long history in one
+            # record): every long string is cut, whatever it holds, before the record is read.
+            record = views.cut_json_strings(record, limit // 4)
         try:
             value = as_dict(json.loads(record))
         except (ValueError, RecursionError):
@@ -92,15 +99,12 @@ class GeminiView(views.ViewFormat):
             shrunk = [shrink(as_dict(m), max(views.SHRINK_TO, limit // 8)) for m in messages]
             value["$set"] = {**update, "messages": fit(shrunk, limit, keep_prompts=True)}
             out = dump(value)
-            return out if len(out) < len(record) else None
+            return out if len(out) < size else None
         if not isinstance(value.get("id"), str):
             return None
-        value = without_inline_data(value)
-        trimmed = dump(value)
-        if len(trimmed) <= limit:
-            return trimmed if len(trimmed) < len(record) else None
-        return views.shorten_json(trimmed, limit, protector(value)) or (
-            trimmed if len(trimmed) < len(record) else None
+        trimmed = without_inline_data(value)
+        return views.shorten_value(
+            trimmed, size, limit, protector(trimmed), changed=trimmed is not value or len(record) < size
         )
 
 
