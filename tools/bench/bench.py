@@ -369,7 +369,9 @@ def turnend_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
     import shutil
 
     from entire_sim.demo import make_repo
+    from entire_sim.plugin import RSS_LOG_ENV
     from entire_sim.simulator import Simulator
+    from entire_sim.soak import peak_rss_kib
 
     key = cached_session(agent, size, runs + 1)
     manifest = json.loads((key / "manifest.json").read_text(encoding="utf-8"))
@@ -383,6 +385,9 @@ def turnend_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(root / "home"), "LANG": "C.UTF-8",
            "XDG_STATE_HOME": str(root / "state-home"), "XDG_CACHE_HOME": str(root / "cache-home"),
            **manifest["env"]}  # fmt: skip
+    rss_log = root / "plugin-rss.log"
+    rss_log.unlink(missing_ok=True)
+    os.environ[RSS_LOG_ENV] = str(rss_log)  # each plugin call's own peak, measured by GNU time
     sim = Simulator(root / "repo", state_dir=root / "state", env=env)
     sim.enable(agent)
     first_ms = -1.0
@@ -407,7 +412,7 @@ def turnend_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
             read_bytes.append(read[0]["stdout_bytes"] if read else 0)
         if record.get("error"):
             errors.append(f"{step['hook']}: {record['error']}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+    peak = peak_rss_kib(str(rss_log)) or resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB
     return {"agent": agent, "size": size, "native": native.stat().st_size, "first_ms": first_ms,
             "turn_ends": turn_ends, "read_bytes": read_bytes, "errors": errors, "peak_rss_kib": peak,
             "violations": [v["message"] for v in sim.errors()], "generated_s": manifest["generated_s"]}  # fmt: skip
@@ -417,8 +422,12 @@ def aider_worker(size: int, runs: int) -> dict[str, Any]:
     """Aider has no generator: its bundled session's chat history grown to ``size``, one turn appended per run."""
     import resource
 
+    from entire_sim.plugin import RSS_LOG_ENV
+    from entire_sim.soak import peak_rss_kib
+
     manifest = next(m for m in _manifests() if json.loads(m.read_text())["agent"] == "aider")
     with tempfile.TemporaryDirectory(prefix="entire-bench-") as tmp:
+        os.environ[RSS_LOG_ENV] = os.path.join(tmp, "plugin-rss.log")
         bench = AgentBench(manifest, Path(tmp))
         lines = bench.original.splitlines(keepends=True)
         turn = b"".join(lines[-max(8, len(lines) // 10) :])
@@ -429,7 +438,7 @@ def aider_worker(size: int, runs: int) -> dict[str, Any]:
             with open(bench.grown, "ab") as f:
                 f.write(turn)
             samples.append(bench.turn_end())
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        peak = peak_rss_kib(os.environ[RSS_LOG_ENV]) or resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         errors = ["read refused or failed"] if any(s.get("error") for s in samples) else []
         return {"agent": "aider", "size": size, "native": bench.grown.stat().st_size, "first_ms": first["total"],
                 "turn_ends": [s["total"] for s in samples], "read_bytes": [], "errors": errors,

@@ -271,6 +271,31 @@ def test_frames_need_the_tag_of_their_own_first_line() -> None:
     assert views.frame_of(b"a\n" * 20 + data, views.BYTES).base == 0  # too far in to be a header
 
 
+@pytest.mark.parametrize("piece", [1, 7, 4096])
+def test_string_cutter_keeps_json_valid_whatever_the_pieces(piece: int) -> None:
+    texts = ["a" * 5000, 'q"uo\\te' * 900, "é☃𝄞" * 2000, "\\u00e9" * 700, "short"]
+    for ensure_ascii in (True, False):
+        record = json.dumps(
+            {"k": texts, "n": list(range(300)), "long key " * 80: 1}, ensure_ascii=ensure_ascii
+        )
+        cutter = views.StringCutter(512)
+        data = record.encode()
+        for at in range(0, len(data), piece):
+            cutter.feed(data[at : at + piece])
+        value = json.loads(cutter.result())
+        assert value["n"] == list(range(300)) and value["k"][4] == "short"
+        assert all(len(t.encode()) < 700 and "bytes cut here" in t for t in value["k"][:4])
+
+
+def test_text_cutter_keeps_both_ends_of_a_line() -> None:
+    cutter = views.TextCutter(1024)
+    cutter.feed(b"> " + "é".encode() * 10_000)
+    cutter.feed(b"end  ")
+    line = cutter.result()
+    assert line.startswith(b"> ") and line.endswith(b"end  ") and len(line) < 1300
+    line.decode()  # still UTF-8
+
+
 def test_cut_text_keeps_both_ends_and_says_what_it_cut() -> None:
     text = "a" * 1000 + "é" * 1000 + "z" * 1000
     short = views.cut_text(text, 400)
@@ -327,10 +352,17 @@ def test_memory_stays_bounded_on_a_large_native_file(tmp_path: Path) -> None:
     with native.open("wb") as f:
         f.write(FIRST)
         block = record * (8 * (1 << 20) // len(record))
-        for _ in range(16):
+        for _ in range(14):
             f.write(block)
+        # The last turn's tool output: one 48 MB record, cut as it is read, never held whole.
+        f.write(
+            b'{"type": "user", "text": "last"}\n{"type": "tool", "name": "write", "path": "big.txt", "output": "'
+        )
+        for _ in range(48):
+            f.write(b"0123456789abcd\\\\" * (1 << 16))
+        f.write(b'"}\n')
     script = f"""
-import json, resource, sys
+import json, sys
 from entire_core import views
 from entire_core.testing.runner import Sandbox
 from entire_core.testing.sample_agent import ViewedSampleAgent
@@ -338,10 +370,13 @@ from pathlib import Path
 sandbox = Sandbox(Path({str(tmp_path)!r}))
 agent = ViewedSampleAgent(env=sandbox.env, cwd=str(sandbox.repo))
 ref = views.attach(agent, "big", {str(native)!r}, 2)
-print(json.dumps({{"rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "size": Path(ref).stat().st_size}}))
+hwm = int([l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1])  # KiB, this process only
+print(json.dumps({{"rss": hwm, "size": Path(ref).stat().st_size, "view": ref}}))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     result = json.loads(done.stdout)
+    tail = Path(result["view"]).read_bytes().splitlines()[-1]
+    assert json.loads(tail)["path"] == "big.txt" and b"bytes cut here" in tail
     assert result["size"] <= views.DEFAULT_BUDGET
     assert result["rss"] < 64 * 1024  # KiB: a fraction of the file
     assert SampleView().unit == views.BYTES

@@ -49,6 +49,8 @@ _BLOCK = 1 << 20
 class AiderView(views.ViewFormat):
     """Snapshots as restated turns; byte positions (the plugin's own offsets)."""
 
+    json_records = False  # markdown lines: a line too long to hold is cut as text
+
     unit = views.BYTES
     header_lines = HEADER_LINES
 

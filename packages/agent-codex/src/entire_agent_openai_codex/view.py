@@ -28,8 +28,6 @@ NOTE = (
     " Entire's view of this session starts here: the turns before were stored by earlier checkpoints,"
     " and this record restates the conversation as the model sees it."
 )
-HUGE_RECORD = 32 << 20
-"""Records larger than this are cut without being parsed (``views.cut_json_strings``)."""
 REPLAY_LIMIT_FACTOR = 8
 """The snapshot replays at most this many budgets of history after the last compaction."""
 _BLOCK = 1 << 20
@@ -81,9 +79,6 @@ class CodexView(views.ViewFormat):
         return [line for line in header if line] + [_dump(compacted)]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
-        if len(record) > HUGE_RECORD:
-            # Too large to parse in bounded memory: every long string is cut, whatever it holds.
-            record = views.cut_json_strings(record, limit // 4)
         try:
             value = as_dict(json.loads(record))
         except (ValueError, RecursionError):

@@ -40,8 +40,6 @@ NOTE = (
     " Entire's view of this session starts here: the turns before were stored by earlier checkpoints,"
     " and this checkpoint restates the conversation as Gemini replays it."
 )
-HUGE_RECORD = 32 << 20
-"""Records larger than this are cut without being parsed (``views.cut_json_strings``)."""
 REPLAY_LIMIT_FACTOR = 8
 """The snapshot replays at most this many budgets of history before its end."""
 _BLOCK = 1 << 20
@@ -78,10 +76,6 @@ class GeminiView(views.ViewFormat):
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         size = len(record)
-        if size > HUGE_RECORD:
-            # Too large to parse in bounded memory (a resume restating a long history in one
-            # record): every long string is cut, whatever it holds, before the record is read.
-            record = views.cut_json_strings(record, limit // 4)
         try:
             value = as_dict(json.loads(record))
         except (ValueError, RecursionError):

@@ -52,6 +52,8 @@ DEFAULT_RECORD_BUDGET = 1 << 20
 MIN_BUDGET = 4 << 10
 REBASE_AT = 2
 """At a turn boundary, a view holding more than ``budget // REBASE_AT`` bytes is re-based."""
+HUGE_RECORD = 32 << 20
+"""A record larger than this is cut as it is read (``StringCutter``, ``TextCutter``), never held whole."""
 SNAPSHOT_SHARE = 4
 """A snapshot may take a quarter of the budget, so that a re-based view has room for turns to come."""
 HARD_LIMIT = (10 << 20) - (256 << 10)
@@ -73,6 +75,8 @@ class ViewFormat:
 
     unit: ClassVar[str] = BYTES
     """The agent's position unit: ``"bytes"`` (offsets after a complete line) or ``"lines"``."""
+    json_records: ClassVar[bool] = True
+    """Records are JSON (one per line): a record too large to parse has its long strings cut as it is read."""
     header_lines: ClassVar[int] = TAG_LINES
     """How many records a snapshot may have: the tag is looked for in that many first lines."""
 
@@ -270,32 +274,129 @@ def shorten_value(
     return out if len(out) < size else None
 
 
-def cut_json_strings(record: bytes, keep: int) -> bytes:
-    """Every JSON string in ``record`` longer than ``keep`` bytes cut to about ``keep``, without parsing.
+class StringCutter:
+    """Cuts every long JSON string of a record that arrives in pieces: memory is what is kept.
 
-    For records too large to parse in bounded memory (a history restated in one record): a single
-    pass over the bytes, so the cost is the record plus what is kept. Keys are left alone.
+    ``feed`` the record's bytes in any pieces, then ``result``. Strings longer than ``keep`` bytes keep
+    their start and end around a ``MARKER``; everything else is kept as it is, so a valid JSON record
+    stays valid. For records too large to parse (a history restated in one record).
     """
-    import re
 
-    keep = max(MIN_KEEP, keep)
-    out: list[bytes] = []
-    last = 0
-    for match in re.finditer(rb'"(?:[^"\\]|\\.){%d,}"' % keep, record, flags=re.DOTALL):
-        start, end = match.span()
-        if record[end : end + 1] == b":" or record[end : end + 2] == b" :":
-            continue  # an object key
-        inner = record[start + 1 : end - 1]
-        head = _clean_cut(inner, keep * 3 // 4)
-        tail = _clean_cut(inner, len(inner) - keep // 4, forward=True)
-        head, tail = inner[:head], inner[tail:]
-        note = MARKER.format(cut=len(inner) - len(head) - len(tail), total=len(inner)).encode()
-        out += (record[last:start], b'"', head, b"\\n", note, b"\\n", tail, b'"')
-        last = end
-    if not out:
-        return record
-    out.append(record[last:])
-    return b"".join(out)
+    def __init__(self, keep: int) -> None:
+        import re
+
+        self.keep = max(MIN_KEEP, keep)
+        self._special = re.compile(rb'["\\]')
+        self._out: list[bytes] = []
+        self._in_string = False
+        self._escape = False
+        self._content = bytearray()
+        self._length = 0
+
+    def feed(self, data: bytes) -> None:
+        i, n = 0, len(data)
+        while i < n:
+            if not self._in_string:
+                j = data.find(b'"', i)
+                if j < 0:
+                    self._out.append(data[i:])
+                    return
+                self._out.append(data[i : j + 1])
+                self._in_string, self._length = True, 0
+                self._content.clear()
+                i = j + 1
+                continue
+            if self._escape:  # the byte after a backslash that ended the last piece
+                self._take(data[i : i + 1])
+                self._escape = False
+                i += 1
+                continue
+            match = self._special.search(data, i)
+            if match is None:
+                self._take(data[i:])
+                return
+            j = match.start()
+            if data[j] == 0x5C:  # a backslash: it and the byte it escapes are content
+                self._take(data[i : j + 2])
+                self._escape = j + 1 >= n
+                i = j + 2
+                continue
+            self._take(data[i:j])
+            self._close()
+            i = j + 1
+
+    def _take(self, piece: bytes) -> None:
+        self._content += piece
+        self._length += len(piece)
+        if len(self._content) > 4 * self.keep:  # keep the start and the newest end only
+            del self._content[self.keep : len(self._content) - self.keep]
+
+    def _close(self) -> None:
+        content = bytes(self._content)
+        head = content[: _clean_cut(content, self.keep * 3 // 4)]
+        tail = content[_clean_cut(content, len(content) - self.keep // 4, forward=True) :]
+        note = MARKER.format(cut=self._length - len(head) - len(tail), total=self._length).encode()
+        if self._length <= self.keep or len(head) + len(tail) + len(note) + 4 >= self._length:
+            self._out += (content, b'"')  # whole (never longer than 4 * keep here): cutting saves nothing
+        else:
+            self._out += (head, b"\\n", note, b"\\n", tail, b'"')
+        self._in_string = False
+        self._content.clear()
+
+    def result(self) -> bytes:
+        """The record with its long strings cut (an unterminated string is closed as it stands)."""
+        if self._in_string:
+            self._close()
+        return b"".join(self._out)
+
+
+class TextCutter:
+    """A line of text that arrives in pieces, cut to its start and end around a ``MARKER``."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = max(MIN_KEEP, keep)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._length = 0
+
+    def feed(self, data: bytes) -> None:
+        self._length += len(data)
+        room = self.keep * 3 // 4 - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        self._tail += data
+        if len(self._tail) > 4 * self.keep:
+            del self._tail[: len(self._tail) - self.keep // 4]
+
+    def result(self) -> bytes:
+        head, tail = bytes(self._head), bytes(self._tail[-(self.keep // 4) :])
+        while head[-1:] and (head[-1] & 0xC0) == 0x80:  # not inside a UTF-8 character
+            head = head[:-1]
+        if head[-1:] and head[-1] >= 0xC0:
+            head = head[:-1]
+        while tail[:1] and (tail[0] & 0xC0) == 0x80:
+            tail = tail[1:]
+        note = MARKER.format(cut=self._length - len(head) - len(tail), total=self._length).encode()
+        return head + b" " + note + b" " + tail
+
+
+def cut_json_strings(record: bytes, keep: int) -> bytes:
+    """Every JSON string in ``record`` longer than ``keep`` bytes cut to about ``keep`` (``StringCutter``)."""
+    cutter = StringCutter(keep)
+    cutter.feed(record)
+    return cutter.result()
+
+
+def _surrogate_escape(six: bytes, second: bytes) -> bool:
+    """Whether ``six`` is an escaped high (``second`` = 8-B) or low (C-F) surrogate, ``\\uDxxx``."""
+    return (
+        len(six) == 6
+        and six[:2] == b"\\u"
+        and six[2:3] in (b"d", b"D")
+        and six[3:4] in second
+        and six[3:4] != b""
+    )
 
 
 def _clean_cut(data: bytes, at: int, *, forward: bool = False) -> int:
@@ -306,6 +407,11 @@ def _clean_cut(data: bytes, at: int, *, forward: bool = False) -> int:
         unicode_escape = data.rfind(b"\\u", max(0, at - 5), at)
         if (data[at] & 0xC0) == 0x80 or backslashes % 2 or (unicode_escape >= 0 and at - unicode_escape < 6):
             at += step
+            continue
+        if _surrogate_escape(data[max(0, at - 6) : at], b"89abAB") or _surrogate_escape(
+            data[at : at + 6], b"cdefCDEF"
+        ):
+            at += 6 * step  # not between the two halves of an escaped surrogate pair
             continue
         return at
     return max(0, min(at, len(data)))
@@ -545,8 +651,9 @@ class View:
         if first is not None:
             # The header restates the session's first line: the body starts after it.
             cut = max(cut, start + len(first) + 1)
-            before = _units_between(native, start, cut, self.fmt.unit)
-            base = max(old_end, before)
+            # Any base at least the native position at the cut keeps positions growing from the
+            # agent's own (a line count never exceeds the byte offset): no need to count lines.
+            base = max(old_end, cut - start)
             header = self._snapshot(native, cut, base, first)
         else:
             cut = start
@@ -621,7 +728,9 @@ class View:
             if int(m["view_size"]) > self.budget.total:
                 self._fit()
 
-        for line, stop in _complete_lines(native, begin, end):
+        keep = max(MIN_KEEP, record_limit // 4)
+        cutter = (lambda: StringCutter(keep)) if self.fmt.json_records else (lambda: TextCutter(keep))
+        for line, stop in _complete_lines(native, begin, end, HUGE_RECORD, cutter):
             if len(line) > record_limit:
                 short = self.fmt.shorten(line.removesuffix(b"\r"), record_limit)
                 if short is not None and len(short) < len(line):
@@ -762,15 +871,24 @@ class View:
 # -- reading native files ---------------------------------------------------------------------------------
 
 
-def _complete_lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, int]]:
+def _complete_lines(
+    path: str,
+    begin: int,
+    end: int,
+    huge: int = 0,
+    cutter: Callable[[], StringCutter | TextCutter] | None = None,
+) -> Iterator[tuple[bytes, int]]:
     """Each complete line of ``path`` in ``[begin, end)`` without its newline, and the offset after it.
 
     A line longer than a block is gathered in pieces and joined once: memory is the line, not more.
+    A line longer than ``huge`` is streamed through a ``cutter`` instead: memory is what it keeps.
     """
     with open(path, "rb") as f:
         f.seek(begin)
         block_start, remaining = begin, end - begin
         parts: list[bytes] = []
+        gathered = 0
+        stream: StringCutter | TextCutter | None = None
         while remaining > 0:
             block = f.read(min(_BLOCK, remaining))
             if not block:
@@ -779,15 +897,28 @@ def _complete_lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, in
             cut = 0
             while True:
                 newline = block.find(b"\n", cut)
+                piece = block[cut:] if newline < 0 else block[cut:newline]
+                if stream is not None:
+                    stream.feed(piece)
+                elif newline < 0 or parts:
+                    parts.append(piece)
+                    gathered += len(piece)
+                    if huge and cutter is not None and gathered > huge:
+                        stream = cutter()
+                        for part in parts:
+                            stream.feed(part)
+                        parts.clear()
                 if newline < 0:
-                    parts.append(block[cut:] if cut else block)
                     break
-                if parts:
-                    parts.append(block[cut:newline])
+                if stream is not None:
+                    line = stream.result()
+                    stream = None
+                elif parts:
                     line = b"".join(parts)
                     parts.clear()
                 else:
-                    line = block[cut:newline]
+                    line = piece
+                gathered = 0
                 yield line, block_start + newline + 1
                 cut = newline + 1
             block_start += len(block)

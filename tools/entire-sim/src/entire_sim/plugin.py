@@ -10,6 +10,9 @@ from typing import Any
 from entire_sim import godecode
 
 OUTPUT_LIMIT = 10 * 1024 * 1024
+RSS_LOG_ENV = "ENTIRE_SIM_RSS_LOG"
+"""When set, each plugin call's peak resident set (KiB) is appended to this file (benchmarks)."""
+GNU_TIME = "/usr/bin/time"
 DEFAULT_TIMEOUT = 30.0
 INFO_TIMEOUT = 10.0
 CLI_VERSION = "0.0.0-entire-sim"
@@ -111,6 +114,11 @@ class Plugin:
     ) -> Call:
         """Run the subcommand; raise ``CallFailed`` for anything the CLI treats as an error."""
         argv = [self.path, subcommand, *args]
+        rss_log = os.environ.get(RSS_LOG_ENV, "")
+        if rss_log and os.path.exists(GNU_TIME):
+            # GNU time forks the plugin from its own small process, so the peak it reports is the
+            # plugin's alone (a child forked from this process would count ours as its own).
+            argv = [GNU_TIME, "-a", "-o", rss_log, "-f", "%M", *argv]
         started = time.perf_counter()
         try:
             proc = subprocess.run(

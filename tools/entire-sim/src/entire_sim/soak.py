@@ -114,12 +114,19 @@ class Soak:
 
 
 def _children_peak_rss_kib() -> int:
-    """The largest resident set of any process this one waited for (the plugins), in KiB; 0 where unknown."""
+    """The largest resident set of any plugin call (``plugin.RSS_LOG_ENV``), in KiB; 0 where unknown."""
+    from entire_sim.plugin import RSS_LOG_ENV
+
+    return peak_rss_kib(os.environ.get(RSS_LOG_ENV, ""))
+
+
+def peak_rss_kib(log: str) -> int:
+    """The largest figure in a GNU time ``%M`` log, in KiB; 0 when there is none."""
     try:
-        import resource
-    except ImportError:  # Windows
+        with open(log, encoding="utf-8") as f:
+            return max((int(line) for line in f if line.strip().isdigit()), default=0)
+    except OSError:
         return 0
-    return int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 
 def _row_text(row: dict[str, Any]) -> str:
@@ -168,7 +175,10 @@ def main(args: Any) -> int:
     import shutil
     import tempfile
 
+    from entire_sim.plugin import RSS_LOG_ENV
+
     root = Path(tempfile.mkdtemp(prefix="entire-soak-", dir=args.dir))
+    os.environ.setdefault(RSS_LOG_ENV, str(root / "plugin-rss.log"))
     try:
         soak = Soak(args.agent, root, parse_size(args.size), budget=parse_size(args.budget) if args.budget else None,
                     seed=args.seed, big_output=parse_size(args.big_output),
