@@ -52,8 +52,10 @@ DEFAULT_RECORD_BUDGET = 1 << 20
 MIN_BUDGET = 4 << 10
 REBASE_AT = 2
 """At a turn boundary, a view holding more than ``budget // REBASE_AT`` bytes is re-based."""
-HUGE_RECORD = 32 << 20
+HUGE_RECORD = 8 << 20
 """A record larger than this is cut as it is read (``StringCutter``, ``TextCutter``), never held whole."""
+HUGE_KEEP = 4 << 10
+"""What each long string of such a record keeps: a record that size restates bulk (a whole history)."""
 SNAPSHOT_SHARE = 4
 """A snapshot may take a quarter of the budget, so that a re-based view has room for turns to come."""
 HARD_LIMIT = (10 << 20) - (256 << 10)
@@ -728,7 +730,7 @@ class View:
             if int(m["view_size"]) > self.budget.total:
                 self._fit()
 
-        keep = max(MIN_KEEP, record_limit // 4)
+        keep = min(max(MIN_KEEP, record_limit // 4), HUGE_KEEP)
         cutter = (lambda: StringCutter(keep)) if self.fmt.json_records else (lambda: TextCutter(keep))
         for line, stop in _complete_lines(native, begin, end, HUGE_RECORD, cutter):
             if len(line) > record_limit:
