@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from entire_sim.report import storage
 from entire_sim.soak import Soak, parse_size
-from entire_sim.synth import SYNTHS, Synth, codex_session, gemini_session
+from entire_sim.synth import SYNTHS, Synth, aider_session, codex_session, deliver, gemini_session
 
 MiB = 1 << 20
 
@@ -83,6 +84,51 @@ def test_gemini_synth_restates_history_at_resumes(tmp_path: Path) -> None:
     assert [h for h, _ in steps].count("after-agent") == synth.turns
 
 
+def test_aider_synth_is_launcher_shaped(tmp_path: Path) -> None:
+    """Sessions appended to one history file, each fired as the launcher and the notification do."""
+    synth = aider_session(
+        tmp_path, tmp_path / "repo", 2 * MiB, big_output=MiB, turn_bytes=96 << 10, resume_every=4
+    )
+    steps = _generate(synth)
+    text = synth.native.read_text(encoding="utf-8")
+    headers = text.count("\n# aider chat started at ")
+    launches = [p for h, p in steps if h == "session-start"]
+    exits = [p for h, p in steps if p.get("exited")]
+    assert headers == len(launches) == len(exits) >= 3
+    assert all(p["source"] == "launcher" and p["start_offset"] >= 0 for p in launches)
+    assert len({p["session"] for p in launches}) == len(launches)
+    ends = [p for h, p in steps if h == "turn-end" and not p.get("exited")]
+    assert len(ends) == synth.turns and all(p["source"] == "notification" for p in ends)
+    assert [h for h, _ in steps].count("turn-start") == synth.turns
+    assert text.count("\n#### Turn ") == synth.turns and "> Restored previous conversation history." in text
+    assert max(len(line) for line in text.split("\n")) > MiB  # the huge ``> `` tool line
+    assert all(p["history_file"] == str(synth.native) for _, p in steps)
+    assert text.count("> Applied edit to ") == sum(len(e["files"]) for e in synth.expected.values())
+
+
+def test_aider_deliver_drains_the_queue(tmp_path: Path) -> None:
+    """A first notification mid-session stands for SessionStart, TurnStart and TurnEnd: three calls."""
+    from entire_sim.demo import make_repo
+    from entire_sim.simulator import Simulator
+
+    repo = tmp_path / "repo"
+    make_repo(repo)
+    synth = aider_session(tmp_path, repo, 256 << 10, big_output=0, turn_bytes=64 << 10)
+    # After the first notification's step, the history holds a whole turn that no hook has seen.
+    step = next(step for step in synth.steps() if step.hook == "turn-end")
+    sim = Simulator(
+        repo,
+        state_dir=tmp_path / "state",
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "home")},
+    )
+    sim.enable("aider")
+    records = deliver(
+        sim, "aider", "turn-end", json.dumps({**json.loads(step.payload), "session": ""}).encode()
+    )
+    assert [r["event_name"] for r in records] == ["SessionStart", "TurnStart", "TurnEnd"]
+    assert [r["hook"] for r in records] == ["turn-end", "turn-start", "turn-end"]
+
+
 @pytest.mark.parametrize("agent", sorted(SYNTHS))
 def test_synth_is_deterministic(tmp_path: Path, agent: str) -> None:
     digests: list[str] = []
@@ -132,6 +178,8 @@ def test_storage_summary() -> None:
 def _has_view(agent: str) -> bool:
     from entire_core.agent import Agent
 
+    if agent == "aider":
+        return True  # the view is the session's slice of the history file (entire_agent_aider.view)
     if agent == "google-gemini":
         from entire_agent_google_gemini.agent import GeminiAgent as cls
     else:
@@ -141,7 +189,11 @@ def _has_view(agent: str) -> bool:
 
 @pytest.mark.parametrize(
     ("agent", "size", "turn_bytes"),
-    [("openai-codex", 32 * MiB, 512 << 10), ("google-gemini", 40 * MiB, 384 << 10)],
+    [
+        ("openai-codex", 32 * MiB, 512 << 10),
+        ("google-gemini", 40 * MiB, 384 << 10),
+        ("aider", 32 * MiB, 512 << 10),
+    ],
 )
 def test_soak_past_the_cap(tmp_path: Path, agent: str, size: int, turn_bytes: int) -> None:
     """Every TurnEnd of a session far past 10 MiB completes, stores a bounded view, loses nothing."""

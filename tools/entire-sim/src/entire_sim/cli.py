@@ -83,7 +83,7 @@ def _main(argv: list[str] | None) -> int:
     p = sub.add_parser(
         "soak", help="replay a synthetic session of any size turn by turn; report stored bytes"
     )
-    p.add_argument("--agent", required=True, choices=["openai-codex", "google-gemini"])
+    p.add_argument("--agent", required=True, choices=["openai-codex", "google-gemini", "aider"])
     p.add_argument("--size", default="30M", help="native transcript size: 300M, 1G, ...")
     p.add_argument("--budget", help="ENTIRE_VIEW_BUDGET for the plugin (default: the plugin's own)")
     p.add_argument("--seed", type=int, default=0)

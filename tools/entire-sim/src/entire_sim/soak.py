@@ -21,7 +21,7 @@ from typing import Any
 from entire_sim.demo import make_repo
 from entire_sim.report import storage
 from entire_sim.simulator import Simulator
-from entire_sim.synth import SYNTHS, Synth
+from entire_sim.synth import SYNTHS, Synth, deliver
 
 
 class Soak:
@@ -54,15 +54,16 @@ class Soak:
                 path = self.repo / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(content, encoding="utf-8")
-            record = self.sim.hook(agent, step.hook, step.payload)
-            if record.get("error"):
-                self.failed.append({"turn": step.turn, "hook": step.hook, "error": record["error"]})
-            if record.get("event_name") == "TurnEnd":
-                row = self._row(step.turn, record)
-                self.turns.append(row)
-                if progress is not None:
-                    progress.write(_row_text(row) + "\n")
-                    progress.flush()
+            for record in deliver(self.sim, agent, step.hook, step.payload):
+                if record.get("error"):
+                    self.failed.append({"turn": step.turn, "hook": record.get("hook", step.hook),
+                                        "error": record["error"]})  # fmt: skip
+                if record.get("event_name") == "TurnEnd":
+                    row = self._row(step.turn, record)
+                    self.turns.append(row)
+                    if progress is not None:
+                        progress.write(_row_text(row) + "\n")
+                        progress.flush()
         self.sim.disable(agent)
         self.seconds = time.perf_counter() - started
         return self

@@ -49,6 +49,11 @@ GEMINI_RUN = (
 GEMINI_CHAT = GEMINI_RUN / "final.gemini-tmp" / "repo" / "chats" / "session-2026-11-30T03-02-e7a78f69.jsonl"
 GEMINI_ID = "e7a78f69-f494-40ba-bbfa-6dcf2126e6e0"
 GEMINI_REPO, GEMINI_HOME = "/srv/gcap/run1/repo", "/srv/gcap/run1/home"
+AIDER_HISTORY = WORKSPACE / "packages" / "agent-aider" / "tests" / "data" / "aider.chat.history.md"
+AIDER_HEADER = "# aider chat started at "
+AIDER_PROMPT = "#### Add a greet function to hello.py  "
+AIDER_NOTIFY = 'command -v entire-agent-aider >/dev/null 2>&1 || exit 0; exec entire-agent-aider notify --aider-pid "$PPID" </dev/null'
+"""``entire_agent_aider.hooks.NOTIFY_COMMAND``, which the launcher passes to Aider."""
 BIG_OUTPUT = 20 << 20
 START = datetime.datetime(2026, 11, 30, 3, 2, 53, tzinfo=datetime.UTC)
 FILES = 40
@@ -648,4 +653,199 @@ def gemini_session(root: Path, repo: Path, target_bytes: int, **kw: Any) -> Gemi
     return GeminiSynth(root, repo, target_bytes, **kw)
 
 
-SYNTHS: dict[str, type[Synth]] = {"openai-codex": CodexSynth, "google-gemini": GeminiSynth}
+# -- Aider ------------------------------------------------------------------------------------------------
+
+
+class AiderSynth(Synth):
+    """Aider 0.86 sessions appended to one chat-history markdown file, run under the plugin's launcher.
+
+    Every session is an ``entire-agent-aider run -- aider ...``: the launcher's SessionStart (with the
+    history file's size as ``start_offset``) before Aider writes its header, the launcher's tail
+    TurnStart when a ``####`` block appears, the notification command's TurnEnd at the first prompt
+    after the model call (edits applied and committed by then), and the launcher's exit call. A
+    resume is a new launch with ``--restore-chat-history``: the history file holds many sessions.
+    Turns are the bundled capture's records: the prompt, a long reply with search/replace blocks, the
+    ``Tokens:``, ``Applied edit to`` and ``Commit`` tool lines and a test run's output (one turn's a
+    single ``> `` line of ``big_output`` bytes). Replay every step with ``deliver``, which calls again
+    while the plugin has events queued, as ``notify.deliver`` does.
+    """
+
+    agent = "aider"
+    hook_turn_start = "turn-start"
+    hook_turn_end = "turn-end"
+
+    def __init__(self, root: Path, repo: Path, target_bytes: int, **kw: Any) -> None:
+        kw.setdefault("resume_every", 6)
+        super().__init__(root, repo, target_bytes, **kw)
+        # Outside the repository (``--chat-history-file``), as a user keeping Aider's files apart would.
+        self.native = root / "aider-history" / ".aider.chat.history.md"
+        self.env = {}
+        lines = AIDER_HISTORY.read_text(encoding="utf-8").split("\n")
+        starts = [i for i, line in enumerate(lines) if line.startswith(AIDER_HEADER)]
+        first, second = (lines[starts[i] + 1 : starts[i + 1]] for i in (0, 1))
+        self.preamble = [line for line in first if line.startswith("> ") and "#### " not in line]
+        self.preamble = self.preamble[
+            : next(i for i, x in enumerate(self.preamble) if "Added hello" in x) + 1
+        ]
+        self.restored = next(line for line in second if line.startswith("> Restored previous"))
+        turn = first[first.index(AIDER_PROMPT) :]
+        self.intro = turn[2]
+        self.tokens_line = next(line for line in turn if line.startswith("> Tokens: "))
+        self.applied = next(line for line in turn if line.startswith("> Applied edit to "))
+        self.commit = next(line for line in turn if line.startswith("> Commit "))
+        self.session = ""
+        self.sessions = 0
+        self.cost = 0.0
+
+    def _payload(self, hook: str, source: str, **extra: Any) -> dict[str, Any]:
+        """``notify.payload``: what the launcher and the notification command send."""
+        body: dict[str, Any] = {"hook": hook, "source": source, "history_file": str(self.native),
+                                "cwd": str(self.repo), "time": self.now(0.05), "session": self.session}  # fmt: skip
+        body.update(extra)
+        return body
+
+    def _command_line(self, resumed: bool) -> str:
+        line = next(x for x in self.preamble if x.startswith("> /srv/aider-live/venv/bin/aider "))
+        args = line[2:].rstrip().split(" --notifications ", 1)[0].split(" ")
+        args = [a for a in args if a not in ("--analytics-log", "/srv/aider-live/out/analytics.jsonl")]
+        args += ["--no-pretty", "--yes-always", "--chat-history-file", str(self.native)]
+        args += ["--restore-chat-history"] if resumed else []
+        args += ["src/mod_00.py", "--notifications", "--notifications-command", AIDER_NOTIFY]
+        return "> " + " ".join(args).replace("/srv/aider-live/repo", str(self.repo)) + "  "
+
+    def _launch(self, w: _Writer, resumed: bool) -> None:
+        """Aider's start-up: the session header and its tool lines (written before any prompt)."""
+        moment = START + datetime.timedelta(seconds=self._clock)
+        w.write(f"\n{AIDER_HEADER}{moment.strftime('%Y-%m-%d %H:%M:%S')}\n\n".encode())
+        for line in self.preamble:
+            if line.startswith("> /srv/aider-live/venv/bin/aider "):
+                line = self._command_line(resumed)
+            elif line.startswith("> Added hello.py"):
+                line = "> Added src/mod_00.py to the chat.  "
+            elif "gitignore" in line.lower() and self.sessions > 1:
+                continue  # only the first run asks to ignore .aider*
+            w.write(line.encode() + b"\n")
+        if resumed:
+            w.write(self.restored.encode() + b"\n")
+
+    def steps(self) -> Iterator[Step]:
+        turn = 0
+        while not self.done() or turn == 0:
+            self.sessions += 1
+            self.session = (
+                "aider-run-"
+                + (START + datetime.timedelta(seconds=self._clock)).strftime("%Y%m%d-%H%M%S")
+                + "-"
+                + self.uuid("run", self.sessions)[:8]
+            )
+            yield Step(
+                "session-start", self._payload("session-start", "launcher", start_offset=self.size()), turn
+            )
+            w = _Writer(self.native)
+            self._launch(w, resumed=self.sessions > 1)
+            w.close()
+            in_session = 0
+            while not self.done() or turn == 0:
+                if in_session and in_session % self.resume_every == 0:
+                    break
+                turn += 1
+                in_session += 1
+                self.turns = turn
+                w = _Writer(self.native)
+                prompt = self.prompt(turn)
+                w.write(f"\n#### {prompt}  \n".encode())
+                w.close()
+                yield Step("turn-start", self._payload("turn-start", "launcher"), turn)
+                w = _Writer(self.native)
+                files = self._turn(w, turn)
+                w.close()
+                yield Step("turn-end", self._payload("turn-end", "notification", aider_pid=4242 + self.sessions),
+                           turn, files)  # fmt: skip
+            yield Step("turn-end", self._payload("turn-end", "launcher", exited=True, exit_code=0), turn)
+
+    def _turn(self, w: _Writer, turn: int) -> dict[str, str]:
+        """A model call's reply and what Aider logs after it, about ``turn_bytes`` in all."""
+        files: dict[str, str] = {}
+        blocks: list[str] = []
+        for j in range(1 + self.rng.randrange(3)):
+            name, text, _new = self.edit(turn, j * 2)
+            files[name] = text
+            blocks.append(f"{name}\n```python\n<<<<<<< SEARCH\n=======\n{text}>>>>>>> REPLACE\n```")
+        reply_size, output_size = self.split(self.turn_bytes, 2)
+        prose = self.text(reply_size).partition("\n")[2].strip("\n").replace("\n\n", "\n")
+        reply = "\n\n".join([self.intro, *blocks, prose])
+        w.write(b"\n" + reply.encode() + b"\n\n")
+        sent, received = 2.6 + turn % 50 / 10, 40 + self.rng.randrange(900)
+        message = 0.0025 * sent + received / 100000
+        self.cost += message
+        tokens = self.tokens_line.split("Tokens: ", 1)[0]
+        tokens += f"Tokens: {sent:.1f}k sent, {received} received. Cost: ${message:.4f} message, ${self.cost:.4f} session.  "
+        w.write(tokens.encode() + b"\n")
+        for name in files:
+            w.write(f"> Applied edit to {name}  \n".encode())
+        sha = hashlib.sha256(f"{self.seed}:{turn}".encode()).hexdigest()[:7]
+        message_text = self.commit.rstrip().split(" ", 3)[3]
+        w.write(f"> Commit {sha} {message_text}  \n".encode())
+        if turn == self.big_turn:
+            # One line of test output the size of a minified log: a single ``> `` record.
+            w.write(b"> " + self.text(self.big_output).replace("\n", " ").encode() + b"  \n")
+        else:
+            output = self.text(output_size).partition("\n")[2].strip("\n").replace("\n\n", "\n").split("\n")
+            # A multi-line tool message: the first line quoted, the last one ending in two spaces.
+            w.write(("> " + "\n".join(output) + "  \n").encode())
+        self.expected[turn] = {"files": sorted(files)}
+        return files
+
+
+def aider_state_path(repo: Path, history: str) -> Path:
+    """The Aider plugin's lifecycle state for ``history`` (``entire_agent_aider.state.state_path``)."""
+    key = hashlib.sha256(os.path.normcase(os.path.realpath(history)).encode("utf-8", "surrogateescape"))
+    return repo / ".entire" / "tmp" / "entire-agent-aider" / f"state-{key.hexdigest()[:16]}.json"
+
+
+def _aider_progress(path: Path) -> tuple[int, int | None]:
+    try:
+        state = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return 0, None
+    queue = state.get("queue") or []
+    return int(state.get("delivered") or 0), (int(queue[0]["type"]) if queue else None)
+
+
+AIDER_HOOK_OF_TYPE = {1: "session-start", 2: "turn-start", 3: "turn-end", 5: "session-end"}
+AIDER_MAX_CALLS = 64
+
+
+def deliver(sim: Any, agent: str, hook: str, payload: bytes) -> list[dict[str, Any]]:
+    """Fire ``hook`` through ``sim`` as the agent does; the hook records of every call.
+
+    Aider's notify and launcher (``notify.deliver``) call ``entire hooks aider`` again, named after
+    the next queued event, while the plugin still has events queued and the last call made progress.
+    """
+    if agent != "aider":
+        return [sim.hook(agent, hook, payload)]
+    body = json.loads(payload)
+    path = aider_state_path(Path(sim.repo), body["history_file"])
+    records: list[dict[str, Any]] = []
+    for _ in range(AIDER_MAX_CALLS):
+        before, _head = _aider_progress(path)
+        records.append(sim.hook(agent, hook, payload))
+        delivered, head = _aider_progress(path)
+        if delivered == before or head is None:
+            break
+        hook = AIDER_HOOK_OF_TYPE.get(head, "turn-end")
+        body = {**body, "hook": hook, "exited": False}
+        payload = json.dumps(body, separators=(",", ":")).encode()
+    return records
+
+
+def aider_session(root: Path, repo: Path, target_bytes: int, **kw: Any) -> AiderSynth:
+    """Aider sessions in one chat-history file of about ``target_bytes``."""
+    return AiderSynth(root, repo, target_bytes, **kw)
+
+
+SYNTHS: dict[str, type[Synth]] = {
+    "openai-codex": CodexSynth,
+    "google-gemini": GeminiSynth,
+    "aider": AiderSynth,
+}
