@@ -372,6 +372,7 @@ def turnend_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
     from entire_sim.plugin import RSS_LOG_ENV
     from entire_sim.simulator import Simulator
     from entire_sim.soak import peak_rss_kib
+    from entire_sim.synth import deliver
 
     key = cached_session(agent, size, runs + 1)
     manifest = json.loads((key / "manifest.json").read_text(encoding="utf-8"))
@@ -402,53 +403,20 @@ def turnend_worker(agent: str, size: int, runs: int) -> dict[str, Any]:
             (root / "repo" / name).parent.mkdir(parents=True, exist_ok=True)
             (root / "repo" / name).write_text(content, encoding="utf-8")
         started = time.perf_counter()
-        record = sim.hook(agent, step["hook"], step["payload"].encode())
+        # Aider's notify calls again while events are queued (a first call mid-session: three events).
+        records = deliver(sim, agent, step["hook"], step["payload"].encode())
         ms = (time.perf_counter() - started) * 1000
         if first_ms < 0:
             first_ms = ms  # the first call on the session: the view is built from the native file
         elif step["hook"] == TURN_END_HOOKS[agent]:
             turn_ends.append(ms)
-            read = [c for c in record.get("calls", []) if c["subcommand"] == "read-transcript"]
+            read = [c for r in records for c in r.get("calls", []) if c["subcommand"] == "read-transcript"]
             read_bytes.append(read[0]["stdout_bytes"] if read else 0)
-        if record.get("error"):
-            errors.append(f"{step['hook']}: {record['error']}")
+        errors += [f"{r.get('hook', step['hook'])}: {r['error']}" for r in records if r.get("error")]
     peak = peak_rss_kib(str(rss_log)) or resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB
     return {"agent": agent, "size": size, "native": native.stat().st_size, "first_ms": first_ms,
             "turn_ends": turn_ends, "read_bytes": read_bytes, "errors": errors, "peak_rss_kib": peak,
             "violations": [v["message"] for v in sim.errors()], "generated_s": manifest["generated_s"]}  # fmt: skip
-
-
-def aider_worker(size: int, runs: int) -> dict[str, Any]:
-    """Aider has no generator: its bundled session's chat history grown to ``size``, one turn appended per run."""
-    import resource
-
-    from entire_sim.plugin import RSS_LOG_ENV
-    from entire_sim.soak import peak_rss_kib
-
-    manifest = next(m for m in _manifests() if json.loads(m.read_text())["agent"] == "aider")
-    with tempfile.TemporaryDirectory(prefix="entire-bench-") as tmp:
-        os.environ[RSS_LOG_ENV] = os.path.join(tmp, "plugin-rss.log")
-        bench = AgentBench(manifest, Path(tmp))
-        lines = bench.original.splitlines(keepends=True)
-        turn = b"".join(lines[-max(8, len(lines) // 10) :])
-        bench.grown.write_bytes(grow(bench.original, size))
-        first = bench.turn_end()
-        samples: list[dict[str, float]] = []
-        for _ in range(runs):
-            with open(bench.grown, "ab") as f:
-                f.write(turn)
-            samples.append(bench.turn_end())
-        peak = peak_rss_kib(os.environ[RSS_LOG_ENV]) or resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        errors = ["read refused or failed"] if any(s.get("error") for s in samples) else []
-        return {"agent": "aider", "size": size, "native": bench.grown.stat().st_size, "first_ms": first["total"],
-                "turn_ends": [s["total"] for s in samples], "read_bytes": [], "errors": errors,
-                "peak_rss_kib": peak, "violations": [], "generated_s": 0.0}  # fmt: skip
-
-
-def _manifests() -> list[Path]:
-    from entire_sim.demo import manifests
-
-    return manifests()
 
 
 def _baseline_worker(runs: int) -> dict[str, Any]:
@@ -464,8 +432,6 @@ def _baseline_worker(runs: int) -> dict[str, Any]:
 def cmd_worker(args: argparse.Namespace) -> None:
     if args.agent == "baseline":
         result = _baseline_worker(args.runs)
-    elif args.agent == "aider":
-        result = aider_worker(args.size, args.runs)
     else:
         result = turnend_worker(args.agent, args.size, args.runs)
     print(json.dumps(result))
