@@ -6,7 +6,7 @@ from pathlib import Path
 
 from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
 from entire_core.testing.runner import write_launcher
-from entire_core.testing.sample_agent import SampleAgent
+from entire_core.testing.sample_agent import SampleAgent, ViewedSampleAgent
 
 DATA = Path(__file__).parent / "data"
 SESSION = DATA / "sample-session.jsonl"
@@ -57,3 +57,9 @@ class TestSampleContractBlackBox(TestSampleContract):
     script = str(
         write_launcher(Path(__file__).parent / ".bin", "sample", "entire_core.testing.sample_agent:main")
     )
+
+
+class TestViewedSampleContract(TestSampleContract):
+    """The same standard tests on the sample agent with views: a view changes nothing the CLI sees."""
+
+    agent_cls = ViewedSampleAgent

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from entire_core import views
 from entire_core.agent import Agent
 from entire_core.testing.runner import InProcessRunner, Result, Sandbox, ScriptRunner
 
@@ -574,6 +575,52 @@ class AgentContract:
                 wire: dict[str, Any] = event  # pyright: ignore[reportUnknownVariableType]
                 event = {**wire, "session_ref": native_behind_view(wire["session_ref"], case.expected)}
             assert event == case.expected, f"{case!r}: got {event!r}"
+
+    # -- views ----------------------------------------------------------------------------------------------
+
+    def _view_format(self, env: Env) -> Any:
+        agent = self.agent_cls(env=env.sandbox.env, cwd=str(env.repo))
+        fmt = agent.view_format()
+        if fmt is None:
+            pytest.skip(f"{self.agent_cls.name} keeps no transcript views")
+        return agent, fmt
+
+    def test_views_live_outside_the_repository(self, env: Env) -> None:
+        agent, _ = self._view_format(env)
+        directory = env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]
+        assert not Path(directory).resolve().is_relative_to(env.repo.resolve())
+        assert directory == views.views_dir(agent.env, agent.name, str(env.repo))
+        file = env.call("resolve-session-file", "--session-dir", directory, "--session-id", "s-1")[
+            "session_file"
+        ]
+        assert os.path.dirname(file) == directory and "s-1" in os.path.basename(file)
+
+    def test_view_snapshots_and_cuts_keep_the_format(self, env: Env) -> None:
+        """On every recorded transcript: a snapshot starts with its first line and ends with its tag,
+        the bytes after it carry their frame, and a shortened record is shorter and still a record."""
+        _, fmt = self._view_format(env)
+        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
+        if not cases:
+            pytest.skip("no recorded transcripts the view format accepts")
+        for case in cases:
+            data = case.path.read_bytes()
+            first = data.split(b"\n", 1)[0].removesuffix(b"\r")
+            middle = data.find(b"\n", len(data) // 2) + 1 or len(data)
+            tag = views.make_tag(123456, first)
+            header = fmt.snapshot(str(case.path), middle, tag, 1 << 20)
+            assert header[0] == first and tag.encode() in header[-1], case
+            assert len(header) <= fmt.header_lines
+            view = b"".join(line + b"\n" for line in header) + data[middle:]
+            frame = views.frame_of(view, fmt.unit, fmt.header_lines)
+            assert frame.base == 123456 and frame.head_bytes == len(view) - len(data) + middle, case
+            if fmt.json_records:
+                assert all(json.loads(line) is not None for line in header), case
+            for line in data.splitlines():
+                if len(line) > 2 * views.MIN_KEEP + 512:
+                    short = fmt.shorten(line, views.MIN_KEEP + 256)
+                    assert short is None or len(short) < len(line), case
+                    if short is not None and fmt.json_records:
+                        json.loads(short)
 
     # -- analyzer -------------------------------------------------------------------------------------------
 
