@@ -334,7 +334,12 @@ def cached_session(agent: str, size: int, turns: int, seed: int = 0) -> Path:
     measured = 0
     started = time.perf_counter()
     for step in synth.steps():
-        if prefix < 0 and synth.size() >= size and step.hook == synth.hook_turn_start:
+        if (
+            prefix < 0
+            and synth.size() >= size
+            and step.hook == synth.hook_turn_start
+            and synth.steady_point()
+        ):
             prefix = synth.size()
             synth.resume_every = 1 << 30  # steady state: turns, not resumes, follow the prefix
         if prefix >= 0:

@@ -134,6 +134,10 @@ class Synth:
     def steps(self) -> Iterator[Step]:
         raise NotImplementedError
 
+    def steady_point(self) -> bool:
+        """Whether the turn about to start may begin a benchmark's steady state (see ``AiderSynth``)."""
+        return True
+
     def uuid(self, *parts: object) -> str:
         h = hashlib.sha256(":".join(map(str, (self.agent, self.seed, *parts))).encode()).hexdigest()
         return f"{h[:8]}-{h[8:12]}-7{h[13:16]}-8{h[17:20]}-{h[20:32]}"
@@ -695,7 +699,13 @@ class AiderSynth(Synth):
         self.commit = next(line for line in turn if line.startswith("> Commit "))
         self.session = ""
         self.sessions = 0
+        self.in_session = 0
         self.cost = 0.0
+
+    def steady_point(self) -> bool:
+        """Only a session's first turn: a view is one session's slice, so its size depends on how far
+        into its session a turn is; starting there makes every native size replay alike turns."""
+        return self.in_session == 1
 
     def _payload(self, hook: str, source: str, **extra: Any) -> dict[str, Any]:
         """``notify.payload``: what the launcher and the notification command send."""
@@ -744,12 +754,12 @@ class AiderSynth(Synth):
             w = _Writer(self.native)
             self._launch(w, resumed=self.sessions > 1)
             w.close()
-            in_session = 0
+            self.in_session = 0
             while not self.done() or turn == 0:
-                if in_session and in_session % self.resume_every == 0:
+                if self.in_session and self.in_session % self.resume_every == 0:
                     break
                 turn += 1
-                in_session += 1
+                self.in_session += 1
                 self.turns = turn
                 w = _Writer(self.native)
                 prompt = self.prompt(turn)
