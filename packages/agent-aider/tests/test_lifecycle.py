@@ -157,3 +157,47 @@ def test_the_resume_command_names_the_sessions_slice_relative_to_the_repository(
         == "aider --chat-history-file .entire/tmp/entire-agent-aider/aider-run-1.md --restore-chat-history"
     )
     assert os.path.join(tmp_path, command.split()[2]) == state.session_ref(str(tmp_path), "aider-run-1")
+
+
+def test_parse_range_reads_in_blocks_and_cuts_only_long_lines(tmp_path: Path, history_bytes: bytes) -> None:
+    from entire_agent_aider import transcript
+
+    path = tmp_path / "history.md"
+    data = history_bytes + b"> unfinished"
+    path.write_bytes(data)
+    whole = transcript.parse(data[: transcript.complete_end(data)])
+    with open(path, "rb") as f:
+        for block in (7, 4096, 1 << 20):
+            history, end = transcript.parse_range(f, 0, len(data), block=block)
+            assert end == len(history_bytes)
+            assert [(s.start, s.header, s.model) for s in history.sessions] == [
+                (s.start, s.header, s.model) for s in whole.sessions
+            ]
+            assert [(t.offset, t.end, t.prompt, t.files, t.reply) for t in history.turns()] == [
+                (t.offset, t.end, t.prompt, t.files, t.reply) for t in whole.turns()
+            ]
+
+
+def test_a_huge_tool_line_is_scanned_in_bounded_memory(tmp_path: Path, history_bytes: bytes) -> None:
+    """A turn that logs a 6 MB ``> `` line: the lifecycle reads it block by block, its events unchanged."""
+    import tracemalloc
+
+    from entire_agent_aider import state as store
+    from entire_agent_aider.lifecycle import Machine, Trigger
+
+    repo = Repo(tmp_path, history_bytes)
+    first_turn = history_bytes.index(b"\n# aider chat started at ", 10)
+    huge = b"> " + b"x" * (6 << 20) + b"  \n"
+    after = b"> Applied edit to hello.py  \n"
+    prefix = history_bytes[:first_turn]
+    repo.history.write_bytes(prefix[: prefix.index(b"> Tokens: ")])
+    assert [t for t, _, _ in repo.drain()] == [1, 2]  # a turn under way: no TurnEnd yet
+    repo.history.write_bytes(prefix + huge + after)
+    state = store.load(store.state_path(str(tmp_path), str(repo.history)))
+    machine = Machine(str(repo.history), state, Trigger(time=TIME, notification=True))
+    tracemalloc.start()
+    machine.scan()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 << 20, f"the scan held {peak >> 20} MiB for a 6 MiB line"
+    assert [(e["type"], e["upto"]) for e in machine.queue] == [(3, len(prefix) + len(huge) + len(after))]

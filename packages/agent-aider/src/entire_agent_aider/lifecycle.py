@@ -206,10 +206,8 @@ class Machine:
                     self._finish(cur, int(self.st.get("scanned", cur["start"])))
                 anchor = last
         with open(self.history, "rb") as f:
-            f.seek(anchor)
-            data = f.read(size - anchor)
-        end = transcript.complete_end(data)
-        history = transcript.parse(data[:end])
+            # Block by block, long lines cut: one huge write (a 20 MB tool output) costs no memory.
+            history, end = transcript.parse_range(f, anchor, size)
         self._apply(history, anchor, anchor + end)
         self.st["scanned"] = anchor + end
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import BinaryIO
 
 HEADER_PREFIX = "# aider chat started at "
 VIEW_TAG_LINE = "> entire-view:v1:"
@@ -513,6 +514,60 @@ def parse_lines(lines: Iterable[bytes]) -> History:
         parser.feed(raw.decode("utf-8", "replace"), offset, end)
         offset = end
     return parser.finish()
+
+
+LONG_LINE = 1 << 16
+"""A line longer than this is parsed from its start and its last bytes (``parse_range``)."""
+_TAIL = 16
+
+
+def parse_range(f: BinaryIO, begin: int, stop: int, *, block: int = 1 << 20) -> tuple[History, int]:
+    """Parse the complete lines of the open file ``f`` in ``[begin, stop)``, reading block by block.
+
+    Returns the history (offsets from ``begin``, exact bytes) and where the last complete line ends.
+    Memory stays bounded whatever a line's size: a line longer than ``LONG_LINE`` (a 20 MB tool output)
+    is fed as its first ``LONG_LINE`` bytes and its last few, which is all the lifecycle reads of it
+    (a tool line's kind is its start, its end says whether the tool message goes on). User lines
+    (``####``) are kept whole: prompts are never cut.
+    """
+    parser = Parser(0)
+    f.seek(begin)
+    remaining = stop - begin
+    base = 0  # offset of the current block from ``begin``
+    start = 0  # offset of the current line
+    head = bytearray()
+    tail = b""
+    cut = False
+    while remaining > 0:
+        chunk = f.read(min(block, remaining))
+        if not chunk:
+            break
+        remaining -= len(chunk)
+        at = 0
+        view = memoryview(chunk)
+        while True:
+            newline = chunk.find(b"\n", at)
+            piece = view[at : newline if newline >= 0 else len(chunk)]
+            if cut:
+                tail = (tail + bytes(piece[-_TAIL:]))[-_TAIL:]
+            elif len(head) + len(piece) <= LONG_LINE or (bytes(head[:4]) + bytes(piece[:4]))[:4] == b"####":
+                head += piece
+            else:
+                tail = (bytes(head[-_TAIL:]) + bytes(piece[-_TAIL:]))[-_TAIL:]
+                head += piece[: LONG_LINE - len(head)]
+                cut = True
+            if newline < 0:
+                break
+            raw = bytes(head) + b" [...] " + tail if cut else bytes(head)
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            end = base + newline + 1
+            parser.feed(raw.decode("utf-8", "replace"), start, end)
+            start, at = end, newline + 1
+            head.clear()
+            tail, cut = b"", False
+        base += len(chunk)
+    return parser.finish(), start
 
 
 def complete_end(data: bytes) -> int:
