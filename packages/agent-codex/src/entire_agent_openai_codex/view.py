@@ -182,7 +182,7 @@ def _image_marker(url: str) -> str:
 def _fit(history: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], int]:
     """The history within ``limit`` bytes: long outputs cut first, then the oldest items dropped.
 
-    The user's own messages are dropped last: they are the conversation's thread.
+    The user's own messages stay, whatever their size: they are the conversation's thread.
     """
     size = sum(_size(i) for i in history)
     if size <= limit:
@@ -194,15 +194,14 @@ def _fit(history: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]
         history[i] = _shrunk_item(history[i], views.SHRINK_TO)
         size -= before - _size(history[i])
     keep = list(history)
-    for drop_users in (False, True):
-        index = 0
-        while size > limit and index < len(keep) - 1:
-            item = keep[index]
-            if drop_users or not (item.get("type") == "message" and item.get("role") == "user"):
-                size -= _size(item)
-                del keep[index]
-            else:
-                index += 1
+    index = 0
+    while size > limit and index < len(keep) - 1:
+        item = keep[index]
+        if item.get("type") == "message" and item.get("role") == "user":
+            index += 1  # the user's messages are the conversation's thread: never dropped
+        else:
+            size -= _size(item)
+            del keep[index]
     return keep, size
 
 

@@ -68,7 +68,7 @@ class GeminiView(views.ViewFormat):
         start = _last_checkpoint(path, end, floor, limit * REPLAY_LIMIT_FACTOR)
         budget = max(1, limit - 2 * len(first) - len(tag) - len(NOTE) - 256)
         messages, metadata = replay_messages(_lines(path, start, end), budget)
-        messages = fit(messages, budget)
+        messages = fit(messages, budget, keep_prompts=True)
         update: dict[str, Any] = {TAG_KEY: tag + NOTE}
         update.update({k: v for k, v in metadata.items() if k not in (TAG_KEY, "messages")})
         update["messages"] = messages
@@ -294,7 +294,7 @@ def replay_messages(lines: Iterator[bytes], limit: int) -> tuple[list[dict[str, 
                 if isinstance(message.get("id"), str):
                     messages[message["id"]] = shrink(message, max(views.SHRINK_TO, limit // 8))
         if size > 2 * limit:
-            kept = fit(list(messages.values()), limit)
+            kept = fit(list(messages.values()), limit, keep_prompts=True)
             messages = {m["id"]: m for m in kept}
             size = sum(_size(m) for m in kept)
     return list(messages.values()), metadata
