@@ -114,6 +114,12 @@ class GeminiAgent(
 
         return views.is_view_path(self, path)
 
+    def _is_jsonl_view(self, path: str) -> bool:
+        """A view of a JSONL chat: lines are positions (a pre-0.39 chat's view is a copy of one JSON document)."""
+        from entire_agent_google_gemini.view import GeminiView
+
+        return self._is_view(path) and GeminiView().accepts(path)
+
     def read_transcript(self, session_ref: str) -> bytes:
         from entire_core import validate
         from entire_core.agent import MAX_TRANSCRIPT_BYTES
@@ -208,7 +214,7 @@ class GeminiAgent(
         """
         from entire_agent_google_gemini import sessionfile, transcript
 
-        lines = sessionfile.tail_lines(path, self.repo_root, offset, trusted=self._is_view(path))
+        lines = sessionfile.tail_lines(path, self.repo_root, offset, trusted=self._is_jsonl_view(path))
         if lines is not None:
             return transcript.replay(transcript.decode(line) for line in lines), offset + len(lines)
         chat = self._chat(path)
@@ -217,7 +223,7 @@ class GeminiAgent(
     def get_transcript_position(self, path: str) -> int:
         from entire_agent_google_gemini import sessionfile
 
-        quick = sessionfile.quick_position(path, self.repo_root, trusted=self._is_view(path))
+        quick = sessionfile.quick_position(path, self.repo_root, trusted=self._is_jsonl_view(path))
         return quick if quick is not None else self._chat(path).position
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
