@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
     from entire_agent_google_gemini.transcript import Chat
 
-TESTED_VERSION = "0.61.0"
-"""The Gemini CLI release the end-to-end tests run."""
-
 
 class GeminiAgent(
     HookSupport,
