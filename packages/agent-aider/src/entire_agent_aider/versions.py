@@ -11,8 +11,9 @@ WINDOW = SupportWindow(
             "0.82.3",
             "end to end: a launcher session and a plain session, three turns each (edit, new file, answer); "
             "a chat history fixture",
-            "The same notifications, chat history and analytics log as 0.86.2. Its commits carry no "
-            "Co-authored-by trailer (0.85 made it the default); the plugin reads neither.",
+            "The same notifications, chat history and analytics log as 0.86.2, except Aider's rounding of "
+            "estimated tokens. Its commits name the author `<name> (aider)` instead of adding a Co-authored-by "
+            "trailer (the default since 0.85); the plugin reads neither.",
         ),
         Release(
             "0.86.2",
