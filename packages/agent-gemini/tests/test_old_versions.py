@@ -10,10 +10,13 @@ prompt tokens (40 cached), 10 output and 3 thought tokens; big.txt's call report
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from entire_agent_google_gemini import sessions
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_core.types import TokenUsage
 
@@ -29,9 +32,9 @@ CAPTURES: dict[str, dict[str, Any]] = {
         "subagent_id": "6080d5e4-1ce3-4cd1-a680-2dfe0f24dd82",
         "turns": (0, 5, 9),  # where each turn started, and the end
         "subagent_end": 3,
-        # the subagent ran as the tool "generalist"; its chat (etgxtn.json) is not linked from the main chat
-        "subagent_files": [],
-        "subagent_tokens": None,
+        # the subagent ran as the tool "generalist"; its chat (etgxtn.json) is found by its first prompt
+        "subagent_files": ["sub.txt"],
+        "subagent_tokens": TWO_CALLS,
     },
     "0.45.2": {
         "multi": "session-2026-12-01T14-51-5ac40bb7.jsonl",
@@ -90,3 +93,18 @@ def test_a_turn_with_a_subagent(version: str) -> None:
     total = agent.calculate_total_tokens(data, 0, subagents)
     assert total == TokenUsage(120, 0, 80, 26, 2, subagent_tokens=capture["subagent_tokens"])
     assert agent.extract_summary(path) == "The subagent created sub.txt."
+
+
+def test_a_legacy_subagent_chat_answers_one_task(tmp_path: Path) -> None:
+    chats = DATA / "v0.38.2" / "chats"
+    sub = chats / CAPTURES["0.38.2"]["subagent_id"] / "etgxtn.json"
+    shutil.copy(sub, tmp_path / "aaaaaa.json")
+    main = json.loads(sub.read_text()) | {"kind": "main"}  # the same first prompt, but not a subagent's
+    (tmp_path / "bbbbbb.json").write_text(json.dumps(main))
+    (tmp_path / "notes.txt").write_text("not a chat")
+    task = "Create sub.txt and report back."
+    found = sessions.legacy_subagent_chats(str(tmp_path / "subagents"), [task, task])
+    assert [c.metadata()["sessionId"] for c in found] == ["etgxtn"]
+    assert sessions.legacy_subagent_chats(str(tmp_path), ["another task"]) == []
+    assert sessions.legacy_subagent_chats(str(tmp_path / "missing" / "subagents"), [task]) == []
+    assert sessions.legacy_subagent_chats("", [task]) == []

@@ -203,7 +203,7 @@ class GeminiAgent(
 
         messages = chats.parse(transcript).messages(offset)
         files = chats.modified_files(messages)
-        for sub in sessions.subagent_chats(subagents_dir, chats.subagent_ids(messages)):
+        for sub in sessions.subagents_of(subagents_dir, messages):
             files += chats.modified_files(sub.messages())
         return self._relative(files)
 
@@ -216,7 +216,7 @@ class GeminiAgent(
         messages = chats.parse(transcript).messages(offset)
         usage = chats.usage(messages)
         subagents = TokenUsage()
-        for sub in sessions.subagent_chats(subagents_dir, chats.subagent_ids(messages)):
+        for sub in sessions.subagents_of(subagents_dir, messages):
             subagents += chats.usage(sub.messages())
         if not subagents.is_zero():
             usage.subagent_tokens = subagents

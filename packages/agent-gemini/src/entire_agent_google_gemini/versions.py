@@ -12,10 +12,10 @@ WINDOW = SupportWindow(
             "end to end: two turns with a resume, a subagent, a four-call turn, a compression, restore and "
             "resume; a chat fixture",
             "Chats are one JSON document (`session-*.json`), read by the legacy reader. A subagent is a tool "
-            "named after the agent (`generalist`), which the `invoke_agent` hooks do not match, and its chat is "
-            "not linked from the main chat: no task checkpoint, and its files and tokens are not in the turn "
-            "(Entire's git status still sees the files). A compression leaves no trace in the chat: no "
-            "Compaction event. `-o json` is followed by hook log lines on stdout.",
+            "named after the agent (`generalist`), which the `invoke_agent` hooks do not match: no task "
+            "checkpoint. Its chat (`chats/<session>/<random id>.json`) is not named in the main chat; the plugin "
+            "finds it by its first prompt, the task, so the turn still gets its files and tokens. A compression "
+            "leaves no trace in the chat: no Compaction event. `-o json` is followed by hook log lines on stdout.",
         ),
         Release(
             "0.45.2",

@@ -16,7 +16,8 @@ One scenario per version (module fixture), asserted piece by piece:
 
 Gemini is installed from npm into ``~/.cache/entire-agents-e2e/gemini-cli-<version>`` (reused when there).
 Before 0.39 (single-JSON chats), a subagent is a tool named after the agent that our ``invoke_agent``
-hooks do not see, and a compression leaves no trace in the chat: those checks expect exactly that.
+hooks do not see (no task; the turn still gets its files and tokens), and a compression leaves no trace
+in the chat: those checks expect exactly that.
 """
 
 from __future__ import annotations
@@ -257,12 +258,8 @@ def test_turn_files_prompts_and_tokens(scenario: Scenario) -> None:
     assert t2["turn_offset"] > 0 and t2["session_ref"] == t1["session_ref"]
     assert (t3["prompt"], t3["transcript_files"]) == ("Say hi", [])
     (sub,) = scenario.turns("subagent")
-    if scenario.legacy:  # the subagent's chat is not linked from the main chat; git still sees its file
-        assert (sub["transcript_files"], sub["tokens"]) == ([], calls(2))
-        assert "sub.txt" in sub["files"]
-    else:
-        assert sub["transcript_files"] == ["sub.txt"]
-        assert sub["tokens"] == calls(2, subagent_tokens=calls(2))
+    assert sub["transcript_files"] == ["sub.txt"]  # before 0.39: from the chat whose first prompt is the task
+    assert sub["tokens"] == calls(2, subagent_tokens=calls(2))
     (multi, _) = scenario.turns("multi")
     assert multi["prompt"] == "Write three files one by one"
     assert multi["transcript_files"] == ["one.txt", "two.txt", "three.txt"]
