@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from entire_agent_aider import doctor
+from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.versions import WINDOW
+from entire_core.errors import AgentError
 
 README = Path(__file__).parents[1] / "README.md"
 
@@ -39,3 +41,20 @@ def test_doctor_checks_the_version_against_the_window(
     doctor.version_check(found["facts"], found["problems"])
     line = text.format(window=WINDOW.describe(), newest=WINDOW.newest, aider=aider)
     assert found == {"facts": [], "problems": [], kind: [line]}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for aider")
+def test_install_refuses_an_aider_older_than_the_window(tmp_path: Path) -> None:
+    aider = tmp_path / "bin" / "aider"
+    aider.parent.mkdir()
+    aider.write_text("#!/bin/sh\necho 'aider 0.75.2'\n")
+    aider.chmod(0o755)
+    env = {"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path), "PATH": str(aider.parent)}
+    agent = AiderAgent(env=env, cwd=str(tmp_path))
+    with pytest.raises(
+        AgentError, match=r"^hooks not installed: Aider 0\.75\.2 is older than the supported window; "
+    ):
+        agent.install_hooks()
+    assert not (tmp_path / ".aider.conf.yml").exists()
+    aider.write_text(f"#!/bin/sh\necho 'aider {WINDOW.oldest}'\n")
+    assert agent.install_hooks() == 1

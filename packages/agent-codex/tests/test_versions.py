@@ -9,6 +9,7 @@ import pytest
 from entire_agent_openai_codex import doctor
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
+from entire_core.errors import AgentError
 
 README = Path(__file__).parents[1] / "README.md"
 
@@ -47,3 +48,19 @@ def test_doctor_checks_the_version_against_the_window(
     assert (f"upgrade Codex: `npm install -g @openai/codex@{WINDOW.newest}`" in report.fixes) == below
     notes = {"codex-cli 0.130.0": "no subagent hooks before 0.139.0", "codex-cli 0.180.0": "not been tested"}
     assert (notes[reported] in report.lines[3]) if reported in notes else report.lines[3].startswith("  [")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for codex")
+def test_install_refuses_a_codex_older_than_the_window(agent: OpenAICodexAgent, tmp_path: Path) -> None:
+    codex = tmp_path / "bin" / "codex"
+    codex.parent.mkdir()
+    codex.write_text("#!/bin/sh\necho 'codex-cli 0.129.0'\n")
+    codex.chmod(0o755)
+    agent.env["PATH"] = str(codex.parent)
+    with pytest.raises(
+        AgentError, match=r"^hooks not installed: Codex CLI 0\.129\.0 is older than the supported window; "
+    ):
+        agent.install_hooks()
+    assert not Path(agent.repo_root, ".codex").exists()
+    codex.write_text(f"#!/bin/sh\necho 'codex-cli {WINDOW.oldest}'\n")
+    assert agent.install_hooks() == 8

@@ -109,8 +109,8 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
 
 
 def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
-    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.20.1")
-    agent.install_hooks()
+    make_agent(repo, home, fake_gemini[0]).install_hooks()
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.20.1")  # downgraded since
     gemini = home / ".gemini"
     gemini.mkdir()
     user = {"hooksConfig": {"disabled": ["entire-google-gemini-after-agent"]}, "hooks": {"enabled": True},
@@ -149,6 +149,18 @@ def test_doctor_checks_the_version_against_the_window(
     assert report.lines == [
         (status, text.format(window=WINDOW.describe(), newest=WINDOW.newest, gemini=gemini))
     ]
+
+
+def test_install_refuses_a_gemini_older_than_the_window(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.37.0")
+    with pytest.raises(
+        AgentError, match=r"^hooks not installed: Gemini CLI 0\.37\.0 is older than the supported window; "
+    ):
+        agent.install_hooks()
+    assert not (repo / ".gemini").exists()
+    assert make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION=WINDOW.oldest).install_hooks() == 7
 
 
 def test_doctor_reports_unparseable_settings(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from entire_core.versions import Release, SupportWindow, parse_version, probe
+from entire_core.errors import AgentError
+from entire_core.versions import Release, SupportWindow, parse_version, probe, refuse_older
 
 WINDOW = SupportWindow(
     agent="Some CLI",
@@ -95,3 +96,21 @@ def test_probe(tmp_path: Path) -> None:
     assert reported is None and problem.endswith("printed no version (exit 3)")
     reported, problem = probe(str(tmp_path / "missing"), env)
     assert reported is None and "--version` failed" in problem
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for the agent's binary")
+def test_refuse_older(tmp_path: Path) -> None:
+    env = {"PATH": str(tmp_path)}
+    refuse_older(WINDOW, "tool", env)  # not installed: nothing to refuse
+    for version in ("0.130.0", "0.171.0", "0.300.0"):
+        _script(tmp_path, f"print('tool {version}')")
+        refuse_older(WINDOW, "tool", env)
+    _script(tmp_path, "print('no version')")
+    refuse_older(WINDOW, "tool", env)
+    _script(tmp_path, "print('tool 0.120.0')")
+    with pytest.raises(AgentError) as caught:
+        refuse_older(WINDOW, "tool", env)
+    assert str(caught.value) == (
+        "hooks not installed: Some CLI 0.120.0 is older than the supported window; supported: Some CLI 0.130.0 "
+        "to 0.171.0 (tested: 0.130.0, 0.139.0, 0.171.0); upgrade: `npm install -g some@0.171.0`"
+    )

@@ -229,13 +229,21 @@ def test_generate_text_answers_through_codex_exec(outcome: dict[str, Any]) -> No
 
 
 def test_doctor_names_the_window_below_it(tmp_path: Path) -> None:
-    """A real Codex older than the window: ``doctor`` names it and the window, and exits 1."""
+    """A real Codex older than the window: ``install-hooks`` refuses, ``doctor`` names it and the window, exit 1."""
     codex = e2e.npm_tool("@openai/codex", BELOW_WINDOW, "codex")
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     env = {"PATH": os.pathsep.join([str(codex.parent), str(Path(sys.executable).parent), os.environ["PATH"]]),
            "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex-home"), "ENTIRE_REPO_ROOT": str(repo)}  # fmt: skip
+    install = subprocess.run(["entire-agent-openai-codex", "install-hooks"], cwd=repo, env=env,
+                             capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert (install.returncode, install.stdout) == (1, "")
+    assert install.stderr == (
+        f"hooks not installed: Codex CLI {BELOW_WINDOW} is older than the supported window; supported: "
+        f"{WINDOW.describe()}; upgrade: `{WINDOW.upgrade_command()}`\n"
+    )
+    assert not (repo / ".codex").exists()
     done = subprocess.run(["entire-agent-openai-codex", "doctor"], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr

@@ -119,8 +119,12 @@ class GeminiAgent(
         return hooks.to_event(hook, payload, self.repo_root)
 
     def install_hooks(self, *, force: bool = False) -> int:
-        from entire_agent_google_gemini import settings
+        from entire_core.versions import refuse_older
 
+        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini.versions import WINDOW
+
+        refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
         return settings.install(self.repo_root, force=force)
 
     def uninstall_hooks(self) -> None:

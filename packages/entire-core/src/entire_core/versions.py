@@ -149,3 +149,27 @@ def probe(binary: str, env: Mapping[str, str], *, timeout: float = 30) -> tuple[
     if not lines or parse_version(lines[-1]) is None:
         return None, f"`{binary} --version` printed no version (exit {done.returncode})"
     return lines[-1], ""
+
+
+def refuse_older(window: SupportWindow, program: str, env: Mapping[str, str]) -> None:
+    """Raise AgentError when ``program`` on the environment's PATH reports a version below ``window``.
+
+    ``install-hooks`` calls this before writing anything: hooks installed for such a version would not
+    run, or not as the plugin needs, and failing is the only way ``entire enable`` shows the user why.
+    A missing program, or one that reports no version, is no reason to refuse: the agent may be
+    installed later, or elsewhere.
+    """
+    import os
+    import shutil
+
+    binary = shutil.which(program, path=env.get("PATH", os.defpath))
+    if binary is None:
+        return
+    reported, problem = probe(binary, env)
+    if problem:
+        return
+    verdict = window.verdict(reported)
+    if not verdict.supported:
+        from entire_core.errors import AgentError
+
+        raise AgentError(f"hooks not installed: {verdict.message}")
