@@ -205,13 +205,6 @@ def test_trust_refuses_without_our_hooks(agent: OpenAICodexAgent) -> None:
     assert doctor.trust_command(agent, ["--bogus"]) == 2
 
 
-@pytest.mark.parametrize(
-    ("text", "parsed"), [("0.171.0", (0, 171, 0)), ("0.130.0-alpha.1", (0, 130, 0)), ("x", None)]
-)
-def test_parse_version(text: str, parsed: tuple[int, int, int] | None) -> None:
-    assert doctor.parse_version(text) == parsed
-
-
 LABELLED = """\
 # my Codex config
 model = "gpt-5.5"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from entire_agent_google_gemini import doctor
 from entire_agent_google_gemini.agent import GeminiAgent
+from entire_agent_google_gemini.versions import WINDOW
 from entire_core.errors import AgentError
 
 FAKE = """#!{python}
@@ -90,7 +91,7 @@ def test_doctor_on_a_repository_without_our_hooks(
     report = doctor.diagnose(agent)
     assert report.failed
     got = statuses(report)
-    assert got["Gemini CLI 0.61.0"] == "ok"
+    assert got[f"Gemini CLI 0.61.0 (tested); supported: {WINDOW.describe()}"] == "ok"
     assert got["hooks are not installed (run: entire enable --agent google-gemini)"] == "FAIL"
     assert any(s == "warn" and "no trust decision" in t for t, s in got.items())
 
@@ -108,8 +109,8 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
 
 
 def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
-    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.20.1")
-    agent.install_hooks()
+    make_agent(repo, home, fake_gemini[0]).install_hooks()
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.20.1")  # downgraded since
     gemini = home / ".gemini"
     gemini.mkdir()
     user = {"hooksConfig": {"disabled": ["entire-google-gemini-after-agent"]}, "hooks": {"enabled": True},
@@ -119,12 +120,47 @@ def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tupl
     got = statuses(doctor.diagnose(agent))
     failed = sorted(text.split(":")[0] for text, status in got.items() if status == "FAIL")
     assert failed == [
-        "Gemini CLI 0.20.1 is too old for hooksConfig; upgrade to 0.61.0 or newer",
+        "Gemini CLI 0.20.1 is older than the supported window; supported",
         "Gemini distrusts this folder",
         "hooksConfig.disabled turns off entire-google-gemini-after-agent",
         "user settings " + str(gemini / "settings.json"),
     ]
     assert any(s == "warn" and "has not seen our project hooks" in t for t, s in got.items())
+
+
+@pytest.mark.parametrize(
+    ("reported", "status", "text"),
+    [
+        ("0.37.0", "FAIL", "Gemini CLI 0.37.0 is older than the supported window; supported: {window}; "
+                           "upgrade: `npm install -g @google/gemini-cli@{newest}`"),
+        ("0.50.1", "ok", "Gemini CLI 0.50.1; supported: {window}"),
+        ("0.70.0-nightly.20270101", "warn", "Gemini CLI 0.70.0 is newer than the newest tested version; "
+                                            "supported: {window}"),
+        ("no version here", "warn", "`{gemini} --version` printed no version (exit 0); supported: {window}"),
+    ],
+)  # fmt: skip
+def test_doctor_checks_the_version_against_the_window(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path], reported: str, status: str, text: str
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION=reported)
+    report = doctor.Report()
+    doctor.check_version(report, agent.env)
+    gemini = str(fake_gemini[0] / "gemini")
+    assert report.lines == [
+        (status, text.format(window=WINDOW.describe(), newest=WINDOW.newest, gemini=gemini))
+    ]
+
+
+def test_install_refuses_a_gemini_older_than_the_window(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION="0.37.0")
+    with pytest.raises(
+        AgentError, match=r"^hooks not installed: Gemini CLI 0\.37\.0 is older than the supported window; "
+    ):
+        agent.install_hooks()
+    assert not (repo / ".gemini").exists()
+    assert make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION=WINDOW.oldest).install_hooks() == 7
 
 
 def test_doctor_reports_unparseable_settings(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:

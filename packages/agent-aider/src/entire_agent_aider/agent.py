@@ -123,8 +123,12 @@ class AiderAgent(
         return hooks.parse_hook(self, hook, payload)
 
     def install_hooks(self, *, force: bool = False) -> int:
-        from entire_agent_aider import hooks
+        from entire_core.versions import refuse_older
 
+        from entire_agent_aider import hooks
+        from entire_agent_aider.versions import WINDOW
+
+        refuse_older(WINDOW, "aider", self.env)
         return hooks.install(self.repo_root, force=force)
 
     def uninstall_hooks(self) -> None:

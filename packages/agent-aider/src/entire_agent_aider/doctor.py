@@ -78,15 +78,32 @@ def findings(agent: Agent) -> tuple[list[str], list[str]]:
     where = "from AIDER_CHAT_HISTORY_FILE" if os.environ.get("AIDER_CHAT_HISTORY_FILE") else "default"
     state = "exists" if os.path.exists(history) else "not created yet"
     facts.append(f"chat history file ({where}): {history} ({state})")
-    for tool in ("entire", "entire-agent-aider", "aider"):
+    for tool in ("entire", "entire-agent-aider"):
         found = shutil.which(tool)
         if found:
             facts.append(f"{tool}: {found}")
-        elif tool == "aider":
-            facts.append("aider is not on PATH")
         else:
             problems.append(f"{tool} is not on PATH, so Aider's notification command cannot reach Entire")
+    version_check(facts, problems)
     return facts, problems
+
+
+def version_check(facts: list[str], problems: list[str]) -> None:
+    """The installed Aider against the support window: an older one is a problem, anything else a fact."""
+    from entire_core.versions import probe
+
+    from entire_agent_aider.versions import WINDOW
+
+    aider = shutil.which("aider")
+    if aider is None:
+        facts.append(f"aider is not on PATH (supported: {WINDOW.describe()})")
+        return
+    reported, problem = probe(aider, os.environ)
+    if problem:
+        facts.append(f"{problem}; supported: {WINDOW.describe()}")
+        return
+    verdict = WINDOW.verdict(reported)
+    (facts if verdict.supported else problems).append(f"{verdict.message} ({aider})")
 
 
 def doctor(agent: Agent, argv: list[str]) -> int:

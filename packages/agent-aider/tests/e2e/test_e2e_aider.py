@@ -1,6 +1,7 @@
-"""Real Aider 0.86.2 against the scripted model server, in a loopback-only network namespace.
+"""Real Aider against the scripted model server, in a loopback-only network namespace, for every version
+of the support window (``entire_agent_aider.versions.WINDOW``).
 
-Aider is installed from PyPI into a cached virtual environment (``entire_sim.e2e.pypi_tool``), never
+Each Aider version is installed from PyPI into a cached virtual environment (``entire_sim.e2e.pypi_tool``), never
 into the workspace. With our hooks installed into a user's commented ``.aider.conf.yml`` by Entire's
 simulator (``entire_sim``) and its ``entire`` shim first on PATH, one interactive session runs in a
 pseudo-terminal through the launcher (non-streaming, with an analytics log for exact tokens) and one
@@ -20,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from entire_agent_aider.versions import WINDOW
 from entire_sim import e2e
 
-AIDER_VERSION = "0.86.2"
 HERE = Path(__file__).parent
 pytestmark = pytest.mark.e2e
 
@@ -40,13 +41,13 @@ def plugin_script() -> Path:
     return script
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=WINDOW.versions())
+def report(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     problem = e2e.loopback_namespace_problem()
     if problem:
         pytest.fail(problem)
-    venv = e2e.pypi_tool("aider-chat", AIDER_VERSION).parent
-    work = tmp_path_factory.mktemp("aider-e2e")
+    venv = e2e.pypi_tool("aider-chat", request.param).parent
+    work = tmp_path_factory.mktemp(f"aider-e2e-{request.param}")
     cost_map = next(
         (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
     )
@@ -62,7 +63,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     command = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(work / "config.json")])
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, f"driver failed:\n{result.stdout}\n{result.stderr}"
-    return json.loads(Path(config["out"]).read_text())
+    data: dict[str, Any] = json.loads(Path(config["out"]).read_text())
+    data["version"] = request.param
+    return data
 
 
 def _sessions(report: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -75,6 +78,10 @@ def _sessions(report: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 
 def test_both_runs_exit_cleanly(report: dict[str, Any]) -> None:
+    banners = [line.strip() for line in report["history"].splitlines() if line.startswith("> Aider v")]
+    assert len(banners) >= 2 and set(banners) == {
+        f"> Aider v{report['version']}"
+    }  # the version under test ran
     assert [(r["name"], r["exit_code"]) for r in report["runs"]] == [("launcher", 0), ("plain", 0)]
     assert report["hooks_installed"] == 1
     assert report["violations"] == []

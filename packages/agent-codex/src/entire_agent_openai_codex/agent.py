@@ -119,9 +119,16 @@ class OpenAICodexAgent(
         return hooks.parse(self, hook, payload)
 
     def install_hooks(self, *, force: bool = False) -> int:
-        """Install our handlers into ``.codex/hooks.json``; trust is left to ``doctor``/``trust``."""
-        from entire_agent_openai_codex import hooks
+        """Install our handlers into ``.codex/hooks.json``; trust is left to ``doctor``/``trust``.
 
+        Refused when the ``codex`` on PATH is older than the support window.
+        """
+        from entire_core.versions import refuse_older
+
+        from entire_agent_openai_codex import hooks
+        from entire_agent_openai_codex.versions import WINDOW
+
+        refuse_older(WINDOW, "codex", self.env)
         return hooks.install(self, force=force)
 
     def uninstall_hooks(self) -> None:

@@ -18,45 +18,20 @@ if TYPE_CHECKING:
 
     from entire_core.agent import Agent
 
-MIN_VERSION = (0, 130, 0)
-"""Hooks with per-hook trust and the ``hooks`` feature name."""
-SUBAGENT_VERSION = (0, 139, 0)
-TESTED_VERSION = "0.171.0"
 PROGRAM = "entire-agent-openai-codex"
 
 
 def codex_version(env: Mapping[str, str]) -> tuple[str | None, str | None, str]:
-    """``(path of codex, its version, problem)``: the binary on PATH and what ``codex --version`` says."""
+    """``(path of codex, what ``codex --version`` printed, problem)``."""
     import shutil
-    import subprocess
+
+    from entire_core.versions import probe
 
     binary = shutil.which("codex", path=env.get("PATH"))
     if binary is None:
         return None, None, "codex is not on PATH"
-    try:
-        done = subprocess.run(
-            [binary, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return binary, None, f"`{binary} --version` failed: {exc}"
-    for word in done.stdout.split():
-        if word[:1].isdigit() and word.count(".") >= 2:
-            return binary, word, ""
-    return binary, None, f"`{binary} --version` printed no version (exit {done.returncode})"
-
-
-def parse_version(text: str) -> tuple[int, int, int] | None:
-    """``"0.171.0"`` -> ``(0, 171, 0)``; None when it is not ``X.Y.Z``."""
-    parts = text.split("-")[0].split(".")
-    if len(parts) < 3 or not all(p.isdigit() for p in parts[:3]):
-        return None
-    return int(parts[0]), int(parts[1]), int(parts[2])
+    reported, problem = probe(binary, env, timeout=20)
+    return binary, reported, problem
 
 
 class Report:
@@ -140,21 +115,27 @@ def diagnose(agent: Agent) -> Report:
     report.lines.append(f"{PROGRAM} doctor: {root}")
 
     report.section("Codex")
-    binary, version, problem = codex_version(env)
-    parsed = parse_version(version) if version else None
+    from entire_core.versions import parse_version
+
+    from entire_agent_openai_codex.versions import SUBAGENT_HOOKS, WINDOW
+
+    binary, reported, problem = codex_version(env)
     if problem:
         report.bad(
-            problem, "install Codex: `npm install -g @openai/codex` (tested with " + TESTED_VERSION + ")"
-        )
-    elif parsed is None or parsed < MIN_VERSION:
-        report.bad(
-            f"codex-cli {version} at {binary}: hooks need 0.130.0 or later",
-            "update Codex: `npm install -g @openai/codex@latest`",
+            problem,
+            f"install Codex: `{WINDOW.upgrade_command()}` (supported: {WINDOW.describe()})",
         )
     else:
-        report.ok(f"codex-cli {version} at {binary} (tested with {TESTED_VERSION})")
-        if parsed < SUBAGENT_VERSION:
-            report.note("subagent hooks (SubagentStart/SubagentStop) need 0.139.0 or later")
+        verdict = WINDOW.verdict(reported)
+        if verdict.supported:
+            report.ok(f"{verdict.message}, at {binary}")
+        else:
+            report.bad(f"{verdict.message}, at {binary}", f"upgrade Codex: `{WINDOW.upgrade_command()}`")
+        parsed = parse_version(verdict.version)
+        if verdict.status == "newer":
+            report.note("formats are read tolerantly, but this version has not been tested")
+        elif verdict.supported and parsed is not None and parsed < SUBAGENT_HOOKS:
+            report.note("no subagent hooks before 0.139.0: a subagent's work counts in its parent's turn")
     if shutil.which("entire", path=env.get("PATH")) is None:
         report.bad(
             "the `entire` command is not on PATH: every hook exits without recording",

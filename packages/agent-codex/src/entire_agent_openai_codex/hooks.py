@@ -189,6 +189,24 @@ def _text(payload: dict[str, Any], *names: str) -> str:
     return next((as_str(payload.get(name)) for name in names if as_str(payload.get(name))), "")
 
 
+CHILD_HOOKS = frozenset(["session-start", "user-prompt-submit", "stop", "post-compact"])
+"""Hooks a subagent's thread fires as if it were a session of its own."""
+
+
+def _child_rollout(ref: str) -> bool:
+    """True when the rollout at ``ref`` is a subagent thread's.
+
+    Before 0.139, Codex fires a child thread's SessionStart, UserPromptSubmit and Stop with the child's
+    own ``session_id`` and no ``agent_id``; only the rollout's first line says that it is a child.
+    A rollout not written yet (SessionStart of a new thread) is a root thread's.
+    """
+    if not ref:
+        return False
+    from entire_agent_openai_codex import transcript
+
+    return transcript.is_subagent_thread(transcript.session_meta(transcript.head(ref)))
+
+
 def parse(agent: OpenAICodexAgent, hook: str, payload: object) -> Event | None:
     """The lifecycle event a Codex hook payload means, or None.
 
@@ -200,8 +218,8 @@ def parse(agent: OpenAICodexAgent, hook: str, payload: object) -> Event | None:
     session_id = _text(p, "session_id")
     if not session_id:
         return None
-    in_subagent = bool(_text(p, "agent_id"))
     ref = _text(p, "transcript_path", "session_ref")
+    in_subagent = bool(_text(p, "agent_id")) or (hook in CHILD_HOOKS and _child_rollout(ref))
     ephemeral = "transcript_path" in p and p["transcript_path"] is None
     model, stamp = _text(p, "model"), _text(p, "timestamp")
 
@@ -212,7 +230,7 @@ def parse(agent: OpenAICodexAgent, hook: str, payload: object) -> Event | None:
 
     if hook == "session-start":
         # Codex fires SessionStart again with source "compact" after compacting: the same session.
-        return None if p.get("source") == "compact" else event(EventType.SESSION_START)
+        return None if p.get("source") == "compact" or in_subagent else event(EventType.SESSION_START)
     if hook == "user-prompt-submit":
         if in_subagent:
             return None

@@ -108,6 +108,15 @@ def session_meta(line: bytes) -> Record:
     return {}
 
 
+def is_subagent_thread(meta: Record) -> bool:
+    """True when a rollout's ``session_meta`` payload belongs to a thread a subagent spawn started.
+
+    Codex 0.171 says so in ``thread_source``; 0.130 writes ``source: {"subagent": ...}`` too.
+    """
+    source = meta.get("source")
+    return meta.get("thread_source") == "subagent" or (isinstance(source, dict) and "subagent" in source)
+
+
 # -- texts --------------------------------------------------------------------------------------------
 
 

@@ -130,10 +130,17 @@ def shell_call(command: str, n: int) -> dict[str, Any]:
             "arguments": json.dumps({"cmd": command, "yield_time_ms": 2000})}  # fmt: skip
 
 
-def agent_call(name: str, arguments: dict[str, Any], n: int) -> dict[str, Any]:
-    """A multi-agent tool call (spawn_agent, wait_agent)."""
-    return {"type": "function_call", "id": f"fc_{n}", "name": name, "namespace": "multi_agent_v1",
-            "call_id": f"call_{name}_{n}", "arguments": json.dumps(arguments)}  # fmt: skip
+def agent_call(tools: dict[str, str], name: str, arguments: dict[str, Any], n: int) -> dict[str, Any]:
+    """A multi-agent tool call (spawn_agent, wait_agent).
+
+    Codex 0.130 offers these as plain functions; later versions put them in the ``multi_agent_v1``
+    namespace (behind ``tool_search`` in 0.139), and a call must name the namespace it came from.
+    """
+    call = {"type": "function_call", "id": f"fc_{n}", "name": name, "call_id": f"call_{name}_{n}",
+            "arguments": json.dumps(arguments)}  # fmt: skip
+    if tools.get(name) != "function":
+        call["namespace"] = "multi_agent_v1"
+    return call
 
 
 def plan(body: dict[str, Any], headers: dict[str, str], n: int) -> tuple[list[dict[str, Any]], int]:
@@ -157,13 +164,13 @@ def plan(body: dict[str, Any], headers: dict[str, str], n: int) -> tuple[list[di
         return ([patch_call(tools, PATCH_CHILD, n)] if step == 0 else [message(FINAL_CHILD, n)]), step
     if keyword == "SPAWN-CHILD":
         if step == 0:
-            return [agent_call("spawn_agent", {"message": "CHILD-TASK: create child.txt"}, n)], step
+            return [agent_call(tools, "spawn_agent", {"message": "CHILD-TASK: create child.txt"}, n)], step
         if step == 1:
             try:
                 agent_id = json.loads(last_output).get("agent_id", "")
             except (ValueError, AttributeError):
                 agent_id = ""
-            return [agent_call("wait_agent", {"targets": [agent_id], "timeout_ms": 30000}, n)], step
+            return [agent_call(tools, "wait_agent", {"targets": [agent_id], "timeout_ms": 30000}, n)], step
         return [message(FINAL_PARENT, n)], step
     return [message(REPLY, n)], step
 

@@ -37,9 +37,6 @@ if TYPE_CHECKING:
 _VIEWED_EVENTS = frozenset([1, 2, 3, 4, 5])
 """SessionStart to SessionEnd: the events whose chat core hands the CLI as a view."""
 
-TESTED_VERSION = "0.61.0"
-"""The Gemini CLI release the end-to-end tests run."""
-
 
 class GeminiAgent(
     HookSupport,
@@ -174,8 +171,12 @@ class GeminiAgent(
         return event
 
     def install_hooks(self, *, force: bool = False) -> int:
-        from entire_agent_google_gemini import settings
+        from entire_core.versions import refuse_older
 
+        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini.versions import WINDOW
+
+        refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
         return settings.install(self.repo_root, force=force)
 
     def uninstall_hooks(self) -> None:
@@ -269,7 +270,7 @@ class GeminiAgent(
 
         messages = chats.parse(transcript).messages(offset)
         files = chats.modified_files(messages)
-        for sub in sessions.subagent_chats(subagents_dir, chats.subagent_ids(messages)):
+        for sub in sessions.subagents_of(subagents_dir, messages):
             files += chats.modified_files(sub.messages())
         return self._relative(files)
 
@@ -282,7 +283,7 @@ class GeminiAgent(
         messages = chats.parse(transcript).messages(offset)
         usage = chats.usage(messages)
         subagents = TokenUsage()
-        for sub in sessions.subagent_chats(subagents_dir, chats.subagent_ids(messages)):
+        for sub in sessions.subagents_of(subagents_dir, messages):
             subagents += chats.usage(sub.messages())
         if not subagents.is_zero():
             usage.subagent_tokens = subagents

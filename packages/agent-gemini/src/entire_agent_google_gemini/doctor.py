@@ -1,6 +1,7 @@
 """``entire-agent-google-gemini doctor``: why would Gemini CLI not run our hooks in this repository?
 
-Checks, each printed as ``ok``, ``warn`` or ``FAIL``: the Gemini version, that every settings layer
+Checks, each printed as ``ok``, ``warn`` or ``FAIL``: the Gemini version against the support window
+(``versions.WINDOW``; older fails, newer than the newest tested one warns), that every settings layer
 parses, that our hooks are installed and enabled (``hooksConfig``, ``hooksConfig.disabled``, the stale
 ``hooks.enabled`` Gemini 0.33+ rejects), whether Gemini has fingerprinted our project hooks in
 ``trusted_hooks.json`` (new or changed ones make it warn), and folder trust (an untrusted folder's
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
     from entire_agent_google_gemini.agent import GeminiAgent
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
-MIN_HOOKS_CONFIG = (0, 26, 0)
-"""The first release with ``hooksConfig``; earlier ones need other settings."""
-MIN_JSONL = (0, 39, 0)
 
 
 class Report:
@@ -47,42 +45,25 @@ class Report:
         return "".join(f"{status:<4}  {text}\n" for status, text in self.lines)
 
 
-def _version_tuple(text: str) -> tuple[int, ...] | None:
-    head = text.strip().split("-", 1)[0]
-    try:
-        return tuple(int(p) for p in head.split("."))
-    except ValueError:
-        return None
-
-
-def check_version(report: Report, env: Any, tested: str) -> None:
-    import subprocess
+def check_version(report: Report, env: Any) -> None:
+    """The installed Gemini CLI against the support window: older fails, newer is a warning."""
+    from entire_core.versions import probe
 
     from entire_agent_google_gemini import textgen
+    from entire_agent_google_gemini.versions import WINDOW
 
     try:
         gemini = textgen.find_gemini(env)
     except Exception as exc:
-        report.add(WARN, str(exc))
+        report.add(WARN, f"{exc} (supported: {WINDOW.describe()})")
         return
-    try:
-        proc = subprocess.run([gemini, "--version"], capture_output=True, timeout=30, check=False,
-                              env={**env, "GEMINI_CLI_NO_RELAUNCH": "true"})  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        report.add(WARN, f"cannot run {gemini} --version: {exc}")
+    reported, problem = probe(gemini, {**env, "GEMINI_CLI_NO_RELAUNCH": "true"})
+    if problem:
+        report.add(WARN, f"{problem}; supported: {WINDOW.describe()}")
         return
-    text = proc.stdout.decode("utf-8", "replace").strip().splitlines()
-    version = text[-1] if text else ""
-    parsed = _version_tuple(version)
-    if parsed is None:
-        report.add(WARN, f"Gemini CLI at {gemini} did not report a version")
-    elif parsed < MIN_HOOKS_CONFIG:
-        report.add(FAIL, f"Gemini CLI {version} is too old for hooksConfig; upgrade to {tested} or newer")
-    elif parsed < MIN_JSONL:
-        report.add(OK, f"Gemini CLI {version} (single-JSON chats; tested with {tested})")
-    else:
-        note = "" if version == tested else f" (tested with {tested})"
-        report.add(OK, f"Gemini CLI {version}{note}")
+    verdict = WINDOW.verdict(reported)
+    status = {"supported": OK, "older": FAIL}.get(verdict.status, WARN)
+    report.add(status, verdict.message)
 
 
 def _layers(agent: GeminiAgent) -> list[tuple[str, str]]:
@@ -248,11 +229,9 @@ def check_folder_trust(report: Report, agent: GeminiAgent, layers: dict[str, dic
 
 def diagnose(agent: GeminiAgent, *, with_version: bool = True) -> Report:
     """Run every check against the agent's repository and environment."""
-    from entire_agent_google_gemini.agent import TESTED_VERSION
-
     report = Report()
     if with_version:
-        check_version(report, agent.env, TESTED_VERSION)
+        check_version(report, agent.env)
     layers = check_settings(report, agent)
     check_hooks(report, agent, layers)
     check_fingerprints(report, agent)

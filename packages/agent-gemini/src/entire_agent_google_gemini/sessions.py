@@ -10,6 +10,7 @@ from entire_agent_google_gemini import paths
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Any
 
     from entire_core.protocol import AgentSession
 
@@ -124,3 +125,48 @@ def subagent_chats(subagents_dir: str, agent_ids: Iterable[str]) -> list[Chat]:
                     found.append(transcript.parse(f.read()))
                 break
     return found
+
+
+def legacy_subagent_chats(subagents_dir: str, tasks: Iterable[str]) -> list[Chat]:
+    """The chats of subagents Gemini before 0.39 ran, found next to ``subagents_dir`` by their first prompt.
+
+    Those chats are ``<chats>/<session id>/<random id>.json`` with ``kind: "subagent"``; nothing else in
+    the main chat names them. Each chat answers one task at most.
+    """
+    from entire_agent_google_gemini import transcript
+
+    wanted = list(tasks)
+    if not subagents_dir or not wanted:
+        return []
+    base = os.path.normpath(subagents_dir)
+    directory = os.path.dirname(base) if os.path.basename(base) == "subagents" else base
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
+    except OSError:
+        return []
+    candidates: list[tuple[str, Chat]] = []
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), "rb") as f:
+                chat = transcript.parse(f.read())
+        except OSError:
+            continue
+        first = transcript.prompts(chat.messages())[:1]
+        if chat.metadata().get("kind") == "subagent" and first:
+            candidates.append((first[0], chat))
+    found: list[Chat] = []
+    for task in wanted:
+        index = next((i for i, (prompt, _) in enumerate(candidates) if prompt == task), None)
+        if index is not None:
+            found.append(candidates.pop(index)[1])
+    return found
+
+
+def subagents_of(subagents_dir: str, messages: list[dict[str, Any]]) -> list[Chat]:
+    """The chats of every subagent the main agent ran in ``messages``: ``invoke_agent``'s, and before 0.39
+    those run as a tool named after the agent."""
+    from entire_agent_google_gemini import transcript
+
+    return subagent_chats(subagents_dir, transcript.subagent_ids(messages)) + legacy_subagent_chats(
+        subagents_dir, transcript.legacy_subagent_tasks(messages)
+    )

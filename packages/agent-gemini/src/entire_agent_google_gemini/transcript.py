@@ -283,6 +283,23 @@ def subagent_ids(messages: Iterable[dict[str, Any]]) -> list[str]:
     return list(ids)
 
 
+def legacy_subagent_tasks(messages: Iterable[dict[str, Any]]) -> list[str]:
+    """The tasks of the subagents Gemini before 0.39 ran as tools named after the agent (``generalist``).
+
+    Such a call has no ``agentId``; its ``resultDisplay`` is subagent progress, and its only link to the
+    subagent's chat (``chats/<session id>/<random id>.json``) is the task, that chat's first prompt.
+    """
+    tasks: list[str] = []
+    for message in messages:
+        for call in tool_calls(message):
+            if call.get("agentId") or obj(call.get("resultDisplay")).get("isSubagentProgress") is not True:
+                continue
+            task = obj(call.get("args")).get("request")
+            if isinstance(task, str) and task:
+                tasks.append(task)
+    return tasks
+
+
 def snapshot_ids(records: Iterable[object]) -> list[str]:
     """Ids of the ``<state_snapshot>`` messages chat compressions wrote, one per compression.
 

@@ -40,8 +40,8 @@ def main(plan_path: str) -> int:
             proc = subprocess.run(argv, cwd=plan["workdir"], env=env, capture_output=True, timeout=STEP_TIMEOUT,
                                   check=False)  # fmt: skip
             stdout = proc.stdout.decode("utf-8", "replace")
-            try:
-                answer = json.loads(stdout)
+            try:  # Gemini 0.38 prints its SessionEnd hook log on stdout after the JSON answer
+                answer, _ = json.JSONDecoder().raw_decode(stdout.lstrip())
             except ValueError:
                 answer = {}
             if isinstance(answer, dict) and answer.get("session_id"):

@@ -110,6 +110,8 @@ class Script:
                 return [_call("replace", **change)], usage
             return [{"text": ANSWERS["goodbye"]}], usage
         if "subagent" in prompt:
+            if step == 0 and "invoke_agent" not in _tools(body):  # before 0.4x: each agent is its own tool
+                return [_call("generalist", request="Create sub.txt and report back.")], usage
             if step == 0:
                 return [
                     _call("invoke_agent", agent_name="generalist", prompt="Create sub.txt and report back.")
