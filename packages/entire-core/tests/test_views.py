@@ -228,6 +228,9 @@ def test_a_native_file_the_format_does_not_view_is_mirrored(
     turn = session.turn(_turn(1, pad=5000))
     assert turn["data"] == session.native.read_bytes() and len(turn["data"]) > 4096
     assert turn["files"] == ["f1.txt"] and turn["start"] == len(FIRST)
+    second = session.turn(_turn(2, pad=5000))  # over the budget at its start: never re-based
+    assert second["data"] == session.native.read_bytes() and second["start"] == turn["end"]
+    assert second["files"] == ["f2.txt"] and views.TAG_PREFIX not in second["data"]
     assert (
         os.path.dirname(session.ref)
         == env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]

@@ -90,7 +90,7 @@ class GeminiAgent(
         """JSONL chats are viewed through ``$set.messages`` checkpoints (``entire_agent_google_gemini.view``)."""
         from entire_agent_google_gemini.view import GeminiView
 
-        return GeminiView()
+        return GeminiView(self.repo_root)
 
     def native_session_file(self, session_id: str) -> str:
         """The session's chat file in Gemini's chats directory, else a new name ``gemini --resume`` lists."""
@@ -254,10 +254,10 @@ class GeminiAgent(
         from entire_agent_google_gemini import repair, sessionfile
 
         view = repair.view_following(self, session_ref)
-        if view is not None:
+        if view is not None and self.view_format().accepts(session_ref):
             repair.put_back(self, view, session_ref, missing=True)
             return
-        sessionfile.prepare(session_ref, self.repo_root)
+        sessionfile.prepare(session_ref, self.repo_root)  # a pre-0.39 chat: its view is a copy of this
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         from entire_agent_google_gemini import transcript as chats

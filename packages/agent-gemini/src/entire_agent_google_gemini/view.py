@@ -51,6 +51,15 @@ class GeminiView(views.ViewFormat):
 
     unit = views.LINES
 
+    def __init__(self, repo_root: str = "") -> None:
+        self.repo_root = repo_root
+
+    def whole(self, native: str) -> bytes | None:
+        """A pre-0.39 chat as ``sessionfile.read`` repairs it (a resume's stray file, a deleted chat)."""
+        from entire_agent_google_gemini import sessionfile
+
+        return sessionfile.read(native, self.repo_root)
+
     def accepts(self, native: str) -> bool:
         """JSONL chats are viewed; a pre-0.39 single-JSON chat is handed over as it is."""
         try:

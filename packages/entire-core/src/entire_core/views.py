@@ -99,8 +99,16 @@ class ViewFormat:
         raise NotImplementedError
 
     def accepts(self, native: str) -> bool:
-        """Whether ``native`` can be viewed (a file in another format is handed to the CLI as it is)."""
+        """Whether ``native`` can be viewed; a file it cannot is mirrored whole (``whole``)."""
         return True
+
+    def whole(self, native: str) -> bytes | None:
+        """The bytes of a file this format does not view, for its mirror (None: none yet)."""
+        try:
+            with open(native, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
 
 
 class Budget:
@@ -614,12 +622,15 @@ class View:
 
     def _mirror(self, native: str, st: os.stat_result | None) -> None:
         """A native file in a format the agent does not view: the view is a whole copy of it."""
+        import zlib
+
         m = self.meta
-        stamp = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns] if st is not None else None
-        if stamp is None or (m.get("mirror") and m.get("native_id") == stamp):
+        data = self.fmt.whole(native) if st is not None else None
+        if data is None:
             return
-        with open(native, "rb") as f:
-            data = f.read()
+        stamp = [st.st_dev, st.st_ino, len(data), zlib.crc32(data)]  # pyright: ignore[reportOptionalMemberAccess]
+        if m.get("mirror") and m.get("native_id") == stamp:
+            return
         m.update(mirror=True, native_id=stamp, native_end=len(data), base=0, head_bytes=0, head_units=0)
         self._write_whole(data, len(data) if self.fmt.unit == BYTES else data.count(b"\n"))
 
@@ -752,6 +763,8 @@ class View:
     def turn_started(self) -> None:
         """A turn starts: re-base when the view holds more than half its budget, then mark the turn."""
         m = self.meta
+        if m.get("mirror"):
+            return  # a whole copy of a file the format does not view: nothing to re-base
         if int(m.get("view_size", 0)) > self.budget.total // REBASE_AT:
             self._rebase(int(m["view_size"]))
         m["turn"] = int(m["view_size"])
@@ -760,7 +773,7 @@ class View:
     def _fit(self) -> None:
         """Keep the view within its budget: re-base at the turn's start, then shorten the turn's largest records."""
         m = self.meta
-        if int(m["view_size"]) <= self.budget.total:
+        if m.get("mirror") or int(m["view_size"]) <= self.budget.total:
             return
         turn = int(m.get("turn", -1))
         if turn > int(m["head_bytes"]):
@@ -866,7 +879,9 @@ class View:
         }  # fmt: skip
         self.meta["native_mark"] = _mark(native, 0, end)
         if native_id is not None and not self.fmt.accepts(native):
-            self.meta.update(mirror=True, native_id=[*native_id, st.st_size, st.st_mtime_ns])  # pyright: ignore[reportPossiblyUnboundVariable]
+            import zlib
+
+            self.meta.update(mirror=True, native_id=[*native_id, len(data), zlib.crc32(data)])
         self._write_whole(data, units)
 
 
