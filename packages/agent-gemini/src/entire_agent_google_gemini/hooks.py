@@ -76,12 +76,20 @@ def resumed_file(ref: str, session_id: str) -> str:
     from entire_agent_google_gemini import paths, sessionfile
 
     def usable(path: str) -> bool:
+        """The file is this session's (its header) and records a message: read until one is found."""
         try:
             with open(path, "rb") as f:
-                data = f.read()
+                first = f.readline(1 << 20)
+                if sessionfile.header_session(first) != session_id:
+                    return False
+                carry = b"\n"  # the header's newline: a message may be the very next line
+                while block := f.read(1 << 20):
+                    if sessionfile.has_conversation(carry + block):
+                        return True
+                    carry = block[-8:]
         except OSError:
             return False
-        return sessionfile.header_session(data) == session_id and sessionfile.has_conversation(data)
+        return False
 
     if usable(ref):
         return ref
