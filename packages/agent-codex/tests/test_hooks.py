@@ -113,6 +113,16 @@ def test_a_record_survives_reinstalls_while_the_file_is_ours(agent: OpenAICodexA
     assert not (Path(agent.repo_root) / ".codex").exists()
 
 
+def test_a_read_only_hooks_file_is_refused(agent: OpenAICodexAgent) -> None:
+    path = hooks_file(agent)
+    path.parent.mkdir()
+    path.write_bytes(b"{}")
+    path.chmod(0o444)
+    with pytest.raises(ConfigError, match=r"hooks\.json is read-only"):
+        agent.install_hooks()
+    assert path.read_bytes() == b"{}"
+
+
 def test_a_user_handler_in_our_group_survives_uninstall(agent: OpenAICodexAgent) -> None:
     agent.install_hooks()
     path = hooks_file(agent)
