@@ -88,6 +88,41 @@ def test_uninstall_gives_a_users_file_back_byte_for_byte(agent: OpenAICodexAgent
     assert path.read_bytes() == original.encode()
 
 
+@pytest.mark.parametrize("own", ["{}", '{"description": "mine", "hooks": {}}'])
+def test_a_stale_install_record_is_not_trusted_over_the_users_own_file(
+    agent: OpenAICodexAgent, own: str
+) -> None:
+    """Install, then by hand: delete .codex/ and write one's own hooks.json; install, uninstall."""
+    import shutil
+
+    agent.install_hooks()
+    path = hooks_file(agent)
+    shutil.rmtree(path.parent)
+    path.parent.mkdir()
+    path.write_bytes(own.encode())
+    assert agent.install_hooks() == 8
+    agent.uninstall_hooks()
+    assert path.read_bytes() == own.encode()
+
+
+def test_a_record_survives_reinstalls_while_the_file_is_ours(agent: OpenAICodexAgent) -> None:
+    agent.install_hooks()
+    agent.install_hooks()
+    agent.install_hooks(force=True)
+    agent.uninstall_hooks()
+    assert not (Path(agent.repo_root) / ".codex").exists()
+
+
+def test_a_read_only_hooks_file_is_refused(agent: OpenAICodexAgent) -> None:
+    path = hooks_file(agent)
+    path.parent.mkdir()
+    path.write_bytes(b"{}")
+    path.chmod(0o444)
+    with pytest.raises(ConfigError, match=r"hooks\.json is read-only"):
+        agent.install_hooks()
+    assert path.read_bytes() == b"{}"
+
+
 def test_a_user_handler_in_our_group_survives_uninstall(agent: OpenAICodexAgent) -> None:
     agent.install_hooks()
     path = hooks_file(agent)
@@ -166,4 +201,6 @@ def test_an_install_without_windows_commands_is_upgraded(agent: OpenAICodexAgent
     assert agent.install_hooks() == 8
     assert all("commandWindows" in g[0]["hooks"][0] for g in json.loads(path.read_text())["hooks"].values())
     agent.uninstall_hooks()
-    assert not (Path(agent.repo_root) / ".codex").exists()
+    # The file was rewritten by hand after our install, so the record no longer holds: only our
+    # handlers go, and the file stays the user's.
+    assert json.loads(path.read_text()) == {"hooks": {}}

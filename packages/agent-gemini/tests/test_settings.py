@@ -116,7 +116,7 @@ def test_stale_hooks_enabled_is_stripped_and_other_tools_hooks_kept(agent: Gemin
     agent.uninstall_hooks()
     document = json.loads(settings_file(repo).read_bytes())
     assert set(document["hooks"]) == {"SessionStart", "AfterAgent"}
-    assert document["hooksConfig"] == {"enabled": True}  # other hooks still need it
+    assert "hooksConfig" not in document  # we added it, so it goes: the file had none
 
 
 def test_stale_key_alone_is_repaired_even_when_our_hooks_are_in_place(agent: GeminiAgent, repo: Path) -> None:
@@ -128,13 +128,52 @@ def test_stale_key_alone_is_repaired_even_when_our_hooks_are_in_place(agent: Gem
     assert "enabled" not in json.loads(settings_file(repo).read_bytes())["hooks"]
 
 
-def test_disabled_hooks_are_turned_on(agent: GeminiAgent, repo: Path) -> None:
-    put(repo, b'{\n  "hooksConfig": {"enabled": false, "disabled": ["fmt"]}\n}\n')
+def test_a_users_hook_switch_turned_off_is_refused_not_flipped(agent: GeminiAgent, repo: Path) -> None:
+    original = put(repo, b'{\n  "hooksConfig": {"enabled": false, "disabled": ["fmt"]}\n}\n')
+    with pytest.raises(
+        ConfigError, match=r"settings\.json: hooksConfig\.enabled is false.*set it to true"
+    ) as info:
+        agent.install_hooks()
+    assert "\n" not in str(info.value)
+    assert settings_file(repo).read_bytes() == original
+
+
+def test_a_users_hook_switch_turned_on_stays_after_uninstall(agent: GeminiAgent, repo: Path) -> None:
+    original = put(repo, b'{"hooksConfig": {"enabled": true}}')
     agent.install_hooks()
-    assert json.loads(settings_file(repo).read_bytes())["hooksConfig"] == {
-        "enabled": True,
-        "disabled": ["fmt"],
-    }
+    agent.uninstall_hooks()
+    assert settings_file(repo).read_bytes() == original
+
+
+def test_an_empty_settings_file_comes_back_byte_for_byte(agent: GeminiAgent, repo: Path) -> None:
+    for original in (b"{}", b"{}\n", b"{}\r\n"):
+        put(repo, original)
+        assert agent.install_hooks() == 7
+        assert agent.install_hooks() == 0
+        agent.uninstall_hooks()
+        assert settings_file(repo).read_bytes() == original
+
+
+def test_uninstall_does_not_leave_hooks_enabled_beside_the_users_own_hooks(
+    agent: GeminiAgent, repo: Path
+) -> None:
+    original = put(
+        repo,
+        b'{\n  "hooks": {\n    "AfterTool": [{"hooks": [{"type": "command", "command": "fmt"}]}]\n  }\n}\n',
+    )
+    agent.install_hooks()
+    assert json.loads(settings_file(repo).read_bytes())["hooksConfig"] == {"enabled": True}
+    agent.uninstall_hooks()
+    assert settings_file(repo).read_bytes() == original
+
+
+def test_a_stale_record_does_not_delete_the_users_own_settings(agent: GeminiAgent, repo: Path) -> None:
+    agent.install_hooks()
+    shutil.rmtree(repo / ".gemini")
+    original = put(repo, b"{}")
+    agent.install_hooks()
+    agent.uninstall_hooks()
+    assert settings_file(repo).read_bytes() == original
 
 
 def test_partial_and_edited_installs_are_repaired(agent: GeminiAgent, repo: Path) -> None:
@@ -155,8 +194,8 @@ def test_ours_are_recognised_by_name_too(agent: GeminiAgent, repo: Path) -> None
                                                       "command": "/opt/entire/bin/entire-wrapper before"}]}]}}  # fmt: skip
     put(repo, json.dumps(renamed).encode())
     assert agent.are_hooks_installed() is True
-    agent.uninstall_hooks()
-    assert not settings_file(repo).exists()
+    agent.uninstall_hooks()  # no record of ours: only our handler goes, the rest is the user's
+    assert json.loads(settings_file(repo).read_bytes()) == {"hooks": {}}
 
 
 def test_unparseable_settings_are_never_written(agent: GeminiAgent, repo: Path) -> None:

@@ -27,7 +27,7 @@ def test_install_records(tmp_path: Path) -> None:
     target = str(tmp_path / "repo" / ".x" / "hooks.json")
     assert installs.recall(env, "x", target) == {}
     installs.remember(env, "x", target, created_file=True)
-    installs.remember(env, "x", target, created_file=False, created_dir=True)
+    installs.remember(env, "x", target, created_file=True, created_dir=True)  # the caller merges
     assert installs.recall(env, "x", target) == {"created_file": True, "created_dir": True}
     assert installs.recall(env, "y", target) == {}
     installs.forget(env, "x", target)
@@ -37,6 +37,22 @@ def test_install_records(tmp_path: Path) -> None:
     relative_home = {"XDG_DATA_HOME": "relative", "HOME": str(tmp_path / "home")}
     installs.remember(relative_home, "x", target, created_file=True)
     assert (tmp_path / "home" / ".local/share/entire-agent-x/installs.json").exists()
+
+
+def test_a_record_is_trusted_only_while_the_file_is_what_we_wrote(tmp_path: Path) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    target = tmp_path / "repo" / ".x" / "hooks.json"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b'{"hooks": {}}\n')
+    installs.remember(env, "x", str(target), created_file=True)
+    assert installs.recall(env, "x", str(target)) == {"created_file": True}
+    target.write_bytes(b"{}")  # the user's own file now
+    assert installs.recall(env, "x", str(target)) == {}
+    target.write_bytes(b'{"hooks": {}}\n')  # the same bytes again: the record holds again
+    assert installs.recall(env, "x", str(target)) == {"created_file": True}
+    target.unlink()
+    assert installs.recall(env, "x", str(target)) == {}
+    assert installs.fingerprint(str(target)) == ""
 
 
 def test_repo_relative_follows_a_link_to_the_file(tmp_path: Path) -> None:

@@ -115,6 +115,9 @@ def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
     path = os.path.join(agent.repo_root, HOOKS_FILE)
     codex_dir = os.path.dirname(path)
     created_dir = not os.path.isdir(codex_dir)
+    # What earlier installs created counts only while the file is still what they wrote: a file the
+    # user wrote again by hand (after deleting ours) is the user's, whatever the old record says.
+    earlier = installs.recall(agent.env, agent.name, path)
     with edit_json(path) as doc:
         data = doc.data
         check_shape(data, path)
@@ -123,16 +126,16 @@ def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
         added = hooks.install_groups(
             events, wanted_groups(agent.name), lambda h: is_ours(h, agent.name), force=force
         )
-    if added and (created_file or created_key or created_dir):
-        # Uninstall removes only what we added: it needs to know what was there before.
-        installs.remember(
-            agent.env,
-            agent.name,
-            path,
-            created_file=created_file,
-            created_key=created_key,
-            created_dir=created_dir,
-        )
+    # Uninstall removes only what we added: it needs to know what was there before.
+    created = {
+        "created_file": created_file or earlier.get("created_file", False),
+        "created_key": created_key or earlier.get("created_key", False),
+        "created_dir": created_dir or earlier.get("created_dir", False),
+    }
+    if any(created.values()):
+        installs.remember(agent.env, agent.name, path, **created)
+    else:
+        installs.forget(agent.env, agent.name, path)
     return added
 
 

@@ -177,12 +177,12 @@ class GeminiAgent(
         from entire_agent_google_gemini.versions import WINDOW
 
         refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
-        return settings.install(self.repo_root, force=force)
+        return settings.install(self.repo_root, self.env, force=force)
 
     def uninstall_hooks(self) -> None:
         from entire_agent_google_gemini import settings
 
-        settings.uninstall(self.repo_root)
+        settings.uninstall(self.repo_root, self.env)
 
     def are_hooks_installed(self) -> bool:
         from entire_agent_google_gemini import settings

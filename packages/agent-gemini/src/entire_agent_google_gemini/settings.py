@@ -2,7 +2,7 @@
 
 Gemini 0.26+ wants nothing but arrays of ``{matcher?, hooks: [...]}`` groups under ``hooks`` (0.33+
 rejects the whole file otherwise), so install also drops the stale ``hooks.enabled`` that older tools
-wrote, and turns ``hooksConfig.enabled`` on. Our handlers are recognised by their command
+wrote, and turns ``hooksConfig.enabled`` on (refusing when the user turned it off). Our handlers are recognised by their command
 (``entire hooks google-gemini <hook>``) or their name (``entire-google-gemini-<hook>``), never by
 position; the core JSONC editor keeps every other byte of the file, comments included.
 """
@@ -18,6 +18,7 @@ from entire_agent_google_gemini import paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 AGENT_NAME = "google-gemini"
@@ -87,48 +88,89 @@ def _strip_stale(events: dict[str, Any]) -> None:
         del events[key]
 
 
-def install(project_root: str, *, force: bool = False) -> int:
-    """Install our hooks; return how many handlers were added (0 when all were in place)."""
-    from entire_core import hooks
+def install(project_root: str, env: Mapping[str, str], *, force: bool = False) -> int:
+    """Install our hooks; return how many handlers were added (0 when all were in place).
+
+    What the install created (the file, ``.gemini/``, ``hooks``, ``hooksConfig``, its ``enabled``)
+    is kept in core's install records, so that uninstall removes exactly that and nothing of the
+    user's. A user's ``"hooksConfig": {"enabled": false}`` is refused, not flipped: it is the user's
+    explicit switch, and turning it on would also run the user's own hooks that they turned off, while
+    restoring it at uninstall would leave them running until then. The user decides, in one edit.
+    """
+    from entire_core import hooks, installs
     from entire_core.config.json import edit_json
     from entire_core.errors import ConfigError
 
-    with edit_json(paths.project_settings(project_root), comments=True) as doc:
+    path = paths.project_settings(project_root)
+    created_dir = not os.path.isdir(os.path.dirname(path))
+    earlier = installs.recall(env, AGENT_NAME, path)  # only while the file is still what we wrote
+    with edit_json(path, comments=True) as doc:
         root = obj(doc.data)
+        if root is not doc.data:
+            raise ConfigError(f"{doc.path}: the settings, 'hooks' and 'hooksConfig' must be JSON objects")
+        created_hooks, created_config = "hooks" not in root, "hooksConfig" not in root
         events = obj(root.setdefault("hooks", {}))
         config = obj(root.setdefault("hooksConfig", {}))
-        if root is not doc.data or events is not root["hooks"] or config is not root["hooksConfig"]:
+        if events is not root["hooks"] or config is not root["hooksConfig"]:
             raise ConfigError(f"{doc.path}: the settings, 'hooks' and 'hooksConfig' must be JSON objects")
+        if config.get("enabled") is False:
+            raise ConfigError(
+                f"{doc.path}: hooksConfig.enabled is false, so Gemini runs no hooks; set it to true "
+                "(your own hooks will run too) and run again"
+            )
+        created_enabled = "enabled" not in config
         _strip_stale(events)
         added = hooks.install_groups(events, wanted(), is_ours, force=force)
         config["enabled"] = True
-        return added
+        created_file = not doc.existed
+    created = {
+        "created_file": created_file or earlier.get("created_file", False),
+        "created_dir": created_dir or earlier.get("created_dir", False),
+        "created_hooks": created_hooks or earlier.get("created_hooks", False),
+        "created_hooksConfig": created_config or earlier.get("created_hooksConfig", False),
+        "created_enabled": created_enabled or earlier.get("created_enabled", False),
+    }
+    if any(created.values()):
+        installs.remember(env, AGENT_NAME, path, **created)
+    else:
+        installs.forget(env, AGENT_NAME, path)
+    return added
 
 
-def uninstall(project_root: str) -> None:
-    """Remove our hooks, and the containers only they needed; delete a settings file left empty."""
-    from entire_core import hooks
+def uninstall(project_root: str, env: Mapping[str, str]) -> None:
+    """Remove our hooks, and exactly what our install created besides (from its record).
+
+    Without a record that still holds (none, or the file changed since we wrote it), only our own
+    handlers go: the rest of the file is the user's.
+    """
+    from entire_core import hooks, installs
     from entire_core.config.json import edit_json
 
     path = paths.project_settings(project_root)
     if not os.path.exists(path):
+        installs.forget(env, AGENT_NAME, path)
         return
+    record = installs.recall(env, AGENT_NAME, path)
     with edit_json(path, comments=True, create=False) as doc:
         root = obj(doc.data)
         events = obj(root.get("hooks"))
         if "hooks" in root and events is root["hooks"]:
             _strip_stale(events)
             hooks.remove_groups(events, is_ours)
-            if not events:
+            if not events and record.get("created_hooks"):
                 del root["hooks"]
-        # hooksConfig.enabled only matters for hooks; with none left it was there for ours
-        if "hooks" not in root and root.get("hooksConfig") == {"enabled": True}:
-            del root["hooksConfig"]
-        if not root:
+        config = obj(root.get("hooksConfig"))
+        if "hooksConfig" in root and config is root["hooksConfig"]:
+            if record.get("created_enabled") and config.get("enabled") is True:
+                del config["enabled"]
+            if not config and record.get("created_hooksConfig"):
+                del root["hooksConfig"]
+        if not root and record.get("created_file"):
             doc.delete()
-    if not os.path.exists(path):
+    if record.get("created_dir") and not os.path.exists(path):
         with contextlib.suppress(OSError):  # rmdir only removes .gemini/ when nothing else is in it
             os.rmdir(os.path.dirname(path))
+    installs.forget(env, AGENT_NAME, path)
 
 
 def read_settings(path: str) -> dict[str, Any] | None:

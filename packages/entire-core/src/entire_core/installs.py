@@ -5,6 +5,11 @@ record is kept per user in ``$XDG_DATA_HOME/entire-agent-<name>/installs.json`` 
 on Windows; not in the repository, so nothing of ours shows up in ``git status``), keyed by the real
 path of the edited file.
 Forgetting is safe: without a record, uninstall leaves the file and directories in place.
+
+A record says what we wrote, so it is trusted only while the file is still that: ``remember`` stores a
+fingerprint (SHA-256) of the file as the install left it, and ``recall`` returns nothing when the file
+on disk is anything else (edited, deleted and written again by hand, committed by the user). From then
+on the user owns the file, and uninstall removes only our own entries.
 """
 
 from __future__ import annotations
@@ -34,8 +39,24 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
+def fingerprint(path: str) -> str:
+    """The SHA-256 of the file's bytes (``""`` when there is no such file)."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return ""
+
+
+FINGERPRINT = "sha256"
+"""The record's key for the fingerprint of the file as the install left it."""
+
+
 def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
-    """What our installs created for ``path`` (``{}`` when nothing, or when we do not know)."""
+    """What our installs created for ``path``: ``{}`` when nothing, when we do not know, or when the
+    file is no longer what we wrote (the record is stale and the user owns the file)."""
     import json
 
     from entire_core import jsonvalues
@@ -46,21 +67,24 @@ def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool
     except (OSError, ValueError):
         return {}
     record = jsonvalues.obj(records.get(_key(path)))
+    if record.get(FINGERPRINT) != fingerprint(path):
+        return {}
     return {k: v for k, v in record.items() if isinstance(v, bool)}
 
 
 def remember(env: Mapping[str, str], agent_name: str, path: str, **created: bool) -> None:
-    """Add what an install created for ``path`` to what earlier installs created."""
+    """Record what the installs created for ``path``, with the fingerprint of the file as it is now.
+
+    Call it right after writing the file. It replaces any earlier record: an install merges what
+    ``recall`` returned before its edit (still trusted then) with what it created itself.
+    """
     from entire_core import jsonvalues
     from entire_core.config.json import edit_json
 
     key = _key(path)
     with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
-        entry = jsonvalues.obj(records.get(key))
-        for name, value in created.items():
-            entry[name] = entry.get(name) is True or value
-        records[key] = entry
+        records[key] = {**created, FINGERPRINT: fingerprint(path)}
         doc.data = records
 
 

@@ -123,6 +123,23 @@ def test_mode_is_kept(editor: Any, tmp_path: Path, mode: int) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == mode
 
 
+@pytest.mark.parametrize("mode", [0o444, 0o400])
+def test_a_read_only_file_is_refused_not_replaced(editor: Any, tmp_path: Path, mode: int) -> None:
+    """As an editor would; the mode bits decide, so this holds when the tests run as root too."""
+    open_editor, original, change, _ = editor
+    path = tmp_path / "locked.conf"
+    path.write_text(original)
+    path.chmod(mode)
+    before = path.stat()
+    with pytest.raises(ConfigError, match=r"locked\.conf is read-only") as info, open_editor(path) as doc:
+        change(doc)
+    assert "\n" not in str(info.value)
+    assert path.read_text() == original
+    after = path.stat()
+    assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, mode)
+    assert _entries(tmp_path) == ["locked.conf"]
+
+
 def test_delete_removes_the_file(editor: Any, tmp_path: Path) -> None:
     open_editor, original, change, _ = editor
     path = tmp_path / "config"

@@ -37,7 +37,14 @@ def read_original(path: str, *, create: bool) -> Original:
 
 
 def write_text(path: str, text: str, original: Original) -> None:
-    """Atomically replace ``path`` with ``text``, restoring the BOM the original had."""
+    """Atomically replace ``path`` with ``text``, restoring the BOM the original had.
+
+    A read-only file is refused, as an editor would: replacing it through a rename would succeed
+    (the directory decides that), but the user made it read-only so that nothing changes it. The mode
+    bits are checked as well as ``access``, so the refusal holds for root too.
+    """
+    if original.existed:
+        _refuse_read_only(path)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -46,6 +53,18 @@ def write_text(path: str, text: str, original: Original) -> None:
         atomic_write(path, codecs.BOM_UTF8 + data if original.bom else data)
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _refuse_read_only(path: str) -> None:
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # gone meanwhile: the write itself says what is wrong
+    if not mode & stat.S_IWUSR or not os.access(path, os.W_OK):
+        raise ConfigError(f"{path} is read-only; make it writable (chmod u+w) and run again")
 
 
 class ConfigDocument:
