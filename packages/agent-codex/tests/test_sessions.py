@@ -94,3 +94,21 @@ def test_resume_command_and_detect(agent: OpenAICodexAgent) -> None:
     assert not agent.detect()
     Path(agent.repo_root, ".codex").mkdir()
     assert agent.detect()
+
+
+def test_write_session_restores_the_rollout_the_view_followed(agent: OpenAICodexAgent) -> None:
+    """Codex names a rollout by its own creation second, which the id's timestamp may miss by one."""
+    from entire_core import views
+    from entire_core.types import EventType
+
+    local = home.uuid7_time(CHILD)
+    assert local is not None
+    day = Path(home.sessions_dir(agent.env), f"{local.astimezone():%Y/%m/%d}")
+    day.mkdir(parents=True)
+    original = day / f"rollout-1999-01-01T00-00-00-{CHILD}.jsonl"  # not the id's own second
+    original.write_bytes(ROLLOUT_CHILD.read_bytes())
+    view = views.attach(agent, CHILD, str(original), EventType.TURN_END)
+    original.rename(original.with_suffix(".moved"))  # the user lost it; Entire restores it
+    agent.write_session(session(agent, view))
+    assert original.read_bytes() == ROLLOUT_CHILD.read_bytes()
+    assert agent.native_session_file(CHILD) == str(original)  # where `codex resume` finds it

@@ -97,10 +97,24 @@ class OpenAICodexAgent(
         return home.rollout_path(root, session_id, created)
 
     def restore_native(self, session: AgentSession) -> str:
-        """Write the rollout where ``codex resume <id>`` finds it (the dated sessions tree)."""
-        from entire_core import fsutil
+        """Write the rollout where ``codex resume <id>`` finds it (the dated sessions tree).
 
-        target = self.native_session_file(session.session_id)
+        On the machine that recorded the session, that is the rollout its view was following (its name
+        carries Codex's own creation second, which the thread id's timestamp may miss by one).
+        """
+        import contextlib
+
+        from entire_core import fsutil, sessions, validate, views
+        from entire_core.errors import InvalidInput
+
+        from entire_agent_openai_codex import home
+
+        session_id = validate.session_id(session.session_id)
+        followed = views.native_of(self, sessions.restore_target(self, session))
+        target = self.native_session_file(session_id)
+        if os.path.basename(followed).endswith(f"-{session_id}{home.ROLLOUT_SUFFIX}"):
+            with contextlib.suppress(InvalidInput):  # else not in this machine's Codex tree
+                target = validate.path_within(home.sessions_dir(self.env), followed)
         fsutil.atomic_write(target, session.native_data or b"")
         return target
 
