@@ -164,3 +164,31 @@ def test_line_positions_are_trusted_only_for_the_same_file(tmp_path: Path) -> No
     assert positions.byte_of(str(path), 2) == 8
     (tmp_path / "positions.json").write_text("not json")
     assert positions.byte_of(str(path), 2) is None
+
+
+def test_line_starts_and_the_last_line_holding_a_needle(tmp_path: Path) -> None:
+    from entire_core import offsets
+
+    path = tmp_path / "t.jsonl"
+    lines = [b'{"a": 1}', b'{"type": "mark", "n": 1}', b"x" * 3_000_000, b'{"type": "mark", "n": 2}', b"tail"]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    starts = [sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines) + 1)]
+    assert [offsets.line_start_after(str(path), at) for at in (0, 1, starts[1], starts[2] + 5)] == [
+        0,
+        starts[1],
+        starts[1],  # already a line start
+        starts[3],
+    ]
+    assert offsets.complete_end(str(path), starts[3] + 2) == starts[3]
+    found = offsets.last_line_with(str(path), b'"mark"', starts[5], 0)
+    assert found == starts[3]
+    assert offsets.last_line_with(str(path), b'"mark"', starts[3], 0) == starts[1]  # across a 3 MB line
+    assert (
+        offsets.last_line_with(str(path), b'"mark"', starts[5], 0, lambda line: b'"n": 1' in line)
+        == starts[1]
+    )
+    assert offsets.last_line_with(str(path), b'"mark"', starts[5], starts[4]) is None
+    assert [(line, stop) for line, stop in offsets.lines_between(str(path), starts[3], starts[5])] == [
+        (lines[3], starts[4]),
+        (lines[4], starts[5]),
+    ]

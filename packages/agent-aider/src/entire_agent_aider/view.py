@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from entire_core import views
+from entire_core import offsets, views
 
 from entire_agent_aider import transcript
 
@@ -43,7 +43,6 @@ _PROTECTED = (b"####", transcript.HEADER_PREFIX.encode(), b"> Applied edit to ",
               b"> Tokens: ")  # fmt: skip
 _MIN_REPLY = 384
 """A reply cut shorter than this is left out (its turn keeps its prompt)."""
-_BLOCK = 1 << 20
 
 
 class AiderView(views.ViewFormat):
@@ -283,21 +282,8 @@ def _shortened(record: bytes, limit: int) -> bytes:
 
 def _lines(path: str, begin: int, end: int) -> Iterator[tuple[bytes, int, int]]:
     """Each complete line of ``path`` in ``[begin, end)`` (without its newline), with its offsets from ``begin``."""
-    with open(path, "rb") as f:
-        f.seek(begin)
-        remaining, pending, position = end - begin, b"", 0
-        while remaining > 0:
-            block = f.read(min(_BLOCK, remaining))
-            if not block:
-                break
-            remaining -= len(block)
-            data = pending + block
-            parts = data.split(b"\n")
-            pending = parts.pop()
-            for part in parts:
-                stop = position + len(part) + 1
-                yield part, position, stop
-                position = stop
+    for line, stop in offsets.lines_between(path, begin, end):
+        yield line, stop - begin - len(line) - 1, stop - begin
 
 
 def attach(agent: Agent, session_id: str, history: str, kind: int, *, start: int, upto: int) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from entire_core import views
+from entire_core import offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
@@ -30,7 +30,6 @@ NOTE = (
 )
 REPLAY_LIMIT_FACTOR = 8
 """The snapshot replays at most this many budgets of history after the last compaction."""
-_BLOCK = 1 << 20
 _KEEP_ROLES_WHOLE = ("user", "assistant")
 
 
@@ -242,58 +241,16 @@ def _parse(line: bytes, *needles: bytes) -> dict[str, Any] | None:
 
 def _last_compaction(path: str, end: int, floor: int, reach: int) -> int:
     """Where the last ``compacted`` record before ``end`` starts, not further back than ``reach`` bytes."""
-    stop = max(floor, end - reach)
-    with open(path, "rb") as f:
-        position = end
-        carry = b""
-        while position > stop:
-            start = max(stop, position - _BLOCK)
-            f.seek(start)
-            block = f.read(position - start) + carry
-            at = block.rfind(b'"compacted"')
-            while at >= 0:
-                line_start = block.rfind(b"\n", 0, at) + 1
-                if line_start > 0 or start == stop:
-                    line_end = block.find(b"\n", at)
-                    line = block[line_start : line_end if line_end >= 0 else len(block)]
-                    record = _parse(line, b'"compacted"')
-                    if record is not None and record.get("type") == "compacted":
-                        return start + line_start
-                at = block.rfind(b'"compacted"', 0, at)
-            newline = block.find(b"\n")
-            carry = block[:newline] if newline >= 0 else block  # the start of a line that began earlier
-            if len(carry) > 64 << 20:
-                carry = b""
-            position = start
-    return _line_start(path, stop)
+    stop = offsets.line_start_after(path, max(floor, end - reach))
+    found = offsets.last_line_with(path, b'"compacted"', end, stop, _is_compacted)
+    return stop if found is None else found
 
 
-def _line_start(path: str, offset: int) -> int:
-    with open(path, "rb") as f:
-        if offset <= 0:
-            return 0
-        f.seek(offset - 1)
-        while True:
-            block = f.read(_BLOCK)
-            if not block:
-                return offset
-            newline = block.find(b"\n")
-            if newline >= 0:
-                return offset + newline
-            offset += len(block)
+def _is_compacted(line: bytes) -> bool:
+    record = _parse(line, b'"compacted"')
+    return record is not None and record.get("type") == "compacted"
 
 
 def _lines(path: str, start: int, end: int) -> Iterator[bytes]:
-    with open(path, "rb") as f:
-        f.seek(start)
-        remaining, pending = end - start, b""
-        while remaining > 0:
-            block = f.read(min(_BLOCK, remaining))
-            if not block:
-                break
-            remaining -= len(block)
-            data = pending + block
-            parts = data.split(b"\n")
-            pending = parts.pop()
-            for part in parts:
-                yield part.rstrip(b"\r")
+    for line, _ in offsets.lines_between(path, start, end):
+        yield line.removesuffix(b"\r")

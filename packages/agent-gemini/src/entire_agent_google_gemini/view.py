@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from entire_core import views
+from entire_core import offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
@@ -42,7 +42,6 @@ NOTE = (
 )
 REPLAY_LIMIT_FACTOR = 8
 """The snapshot replays at most this many budgets of history before its end."""
-_BLOCK = 1 << 20
 _CHECKPOINT = b'{"$set":{"messages":'
 
 
@@ -325,45 +324,11 @@ def _last_checkpoint(path: str, end: int, floor: int, reach: int) -> int:
 
     Without one that near, the line start ``reach`` bytes before ``end`` (or ``floor``, after the header).
     """
-    stop = max(floor, end - reach)
-    with open(path, "rb") as f:
-        position = end
-        while position > stop:
-            start = max(stop, position - _BLOCK)
-            f.seek(start)
-            block = f.read(position - start + len(_CHECKPOINT))
-            at = block.rfind(b"\n" + _CHECKPOINT)
-            while at >= 0:
-                if start + at + 1 < end:
-                    return start + at + 1
-                at = block.rfind(b"\n" + _CHECKPOINT, 0, at)
-            position = start
-        return floor if stop == floor else _next_line(f, stop)
-
-
-def _next_line(f: Any, offset: int) -> int:
-    f.seek(offset - 1)
-    position = offset - 1
-    while True:
-        block = f.read(_BLOCK)
-        if not block:
-            return position
-        newline = block.find(b"\n")
-        if newline >= 0:
-            return position + newline + 1
-        position += len(block)
+    stop = offsets.line_start_after(path, max(floor, end - reach))
+    found = offsets.last_line_with(path, _CHECKPOINT, end, stop, lambda line: line.startswith(_CHECKPOINT))
+    return stop if found is None else found
 
 
 def _lines(path: str, start: int, end: int) -> Iterator[bytes]:
-    with open(path, "rb") as f:
-        f.seek(start)
-        remaining, pending = end - start, b""
-        while remaining > 0:
-            block = f.read(min(_BLOCK, remaining))
-            if not block:
-                break
-            remaining -= len(block)
-            parts = (pending + block).split(b"\n")
-            pending = parts.pop()
-            for part in parts:
-                yield part.rstrip(b"\r")
+    for line, _ in offsets.lines_between(path, start, end):
+        yield line.removesuffix(b"\r")

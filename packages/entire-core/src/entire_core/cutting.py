@@ -198,13 +198,6 @@ class TextCutter:
         return head + b" " + note + b" " + tail
 
 
-def cut_json_strings(record: bytes, keep: int) -> bytes:
-    """Every JSON string in ``record`` longer than ``keep`` bytes cut to about ``keep`` (``StringCutter``)."""
-    cutter = StringCutter(keep)
-    cutter.feed(record)
-    return cutter.result()
-
-
 def _surrogate_escape(six: bytes, second: bytes) -> bool:
     """Whether ``six`` is an escaped high (``second`` = 8-B) or low (C-F) surrogate, ``\\uDxxx``."""
     return (

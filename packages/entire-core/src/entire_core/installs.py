@@ -15,7 +15,6 @@ on the user owns the file, and uninstall removes only our own entries.
 from __future__ import annotations
 
 import os
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,14 +22,11 @@ if TYPE_CHECKING:
 
 
 def _records_file(env: Mapping[str, str], agent_name: str) -> str:
-    data_home = env.get("XDG_DATA_HOME", "")
-    if not data_home or not os.path.isabs(data_home):
-        data_home = env.get("LOCALAPPDATA", "") if sys.platform == "win32" else ""
-    if not data_home or not os.path.isabs(data_home):
-        from entire_core.paths import home_dir
+    from entire_core.paths import xdg_home
 
-        data_home = os.path.join(home_dir(env), ".local", "share")
-    return os.path.join(data_home, f"entire-agent-{agent_name}", "installs.json")
+    return os.path.join(
+        xdg_home(env, "XDG_DATA_HOME", ".local", "share"), f"entire-agent-{agent_name}", "installs.json"
+    )
 
 
 def _key(path: str) -> str:

@@ -11,21 +11,24 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from typing import BinaryIO
+    from collections.abc import Callable, Iterator
+    from typing import Any, BinaryIO
 
 _BLOCK = 1 << 20
 
 
-def complete_end(path: str) -> int:
-    """The offset just after the last complete line of ``path``; 0 for a missing file."""
+def complete_end(path: str, before: int | None = None) -> int:
+    """The offset just after the last complete line of ``path`` (of its first ``before`` bytes); 0 for a missing file.
+
+    With ``before``, that is the start of the line holding byte ``before``.
+    """
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed below; a context manager costs nothing here either
     except (FileNotFoundError, NotADirectoryError):
         return 0
     with f:
         size = os.fstat(f.fileno()).st_size
-        end = size
+        end = size if before is None else min(size, before)
         while end > 0:
             start = max(0, end - _BLOCK)
             f.seek(start)
@@ -35,6 +38,96 @@ def complete_end(path: str) -> int:
                 return start + newline + 1
             end = start
         return 0
+
+
+def line_start_after(path: str, offset: int) -> int:
+    """The first line start at or after ``offset`` (the end of the file when no line starts there)."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as f:
+        f.seek(offset - 1)
+        position = offset - 1
+        while block := f.read(_BLOCK):
+            newline = block.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(block)
+        return position
+
+
+def last_line_with(
+    path: str, needle: bytes, end: int, stop: int, accept: Callable[[bytes], bool] | None = None
+) -> int | None:
+    """The start of the last complete line before ``end`` that holds ``needle`` (and that ``accept``
+    takes), read backwards, never before ``stop`` (a line start); None when there is none."""
+    with open(path, "rb") as f:
+        position, carry = end, b""
+        while position > stop:
+            start = max(stop, position - _BLOCK)
+            f.seek(start)
+            block = f.read(position - start) + carry  # carry: the start of a line read before
+            at = block.rfind(needle)
+            while at >= 0:
+                line_start = block.rfind(b"\n", 0, at) + 1
+                if line_start > 0 or start == stop:
+                    line_end = block.find(b"\n", at)
+                    if line_end >= 0 and (accept is None or accept(block[line_start:line_end])):
+                        return start + line_start
+                at = block.rfind(needle, 0, line_start - 1) if line_start > 0 else -1
+            newline = block.find(b"\n")
+            carry = block[: newline + 1] if newline >= 0 else block
+            position = start
+    return None
+
+
+def lines_between(
+    path: str, begin: int, end: int, *, huge: int = 0, cutter: Callable[[], Any] | None = None
+) -> Iterator[tuple[bytes, int]]:
+    """Each complete line of ``path`` in ``[begin, end)`` without its newline, and the offset after it.
+
+    A line longer than a block is gathered in pieces and joined once: memory is the line, not more.
+    A line longer than ``huge`` is streamed through a ``cutter`` (``feed``, ``result``; see
+    ``entire_core.cutting``) instead: memory is what it keeps.
+    """
+    with open(path, "rb") as f:
+        f.seek(begin)
+        block_start, remaining = begin, end - begin
+        parts: list[bytes] = []
+        gathered = 0
+        stream: Any = None
+        while remaining > 0:
+            block = f.read(min(_BLOCK, remaining))
+            if not block:
+                return
+            remaining -= len(block)
+            cut = 0
+            while True:
+                newline = block.find(b"\n", cut)
+                piece = block[cut:] if newline < 0 else block[cut:newline]
+                if stream is not None:
+                    stream.feed(piece)
+                elif newline < 0 or parts:
+                    parts.append(piece)
+                    gathered += len(piece)
+                    if huge and cutter is not None and gathered > huge:
+                        stream = cutter()
+                        for part in parts:
+                            stream.feed(part)
+                        parts.clear()
+                if newline < 0:
+                    break
+                if stream is not None:
+                    line = stream.result()
+                    stream = None
+                elif parts:
+                    line = b"".join(parts)
+                    parts.clear()
+                else:
+                    line = piece
+                gathered = 0
+                yield line, block_start + newline + 1
+                cut = newline + 1
+            block_start += len(block)
 
 
 class LineReader:

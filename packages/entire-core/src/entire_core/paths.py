@@ -47,3 +47,17 @@ def repo_relative(path: str, repo_root: str, *, cwd: str = "") -> str:
             except ValueError:  # another drive on Windows
                 continue
     return path
+
+
+def xdg_home(env: Mapping[str, str], variable: str, *fallback: str) -> str:
+    """``$<variable>`` when absolute, else ``%LOCALAPPDATA%`` on Windows, else ``~/<fallback...>``.
+
+    Where our per-user files go (``XDG_DATA_HOME``: install records; ``XDG_STATE_HOME``: views), so
+    that nothing of ours shows up in a repository's ``git status``.
+    """
+    base = env.get(variable, "")
+    if not base or not os.path.isabs(base):
+        base = env.get("LOCALAPPDATA", "") if sys.platform == "win32" else ""
+    if not base or not os.path.isabs(base):
+        base = os.path.join(home_dir(env), *fallback)
+    return base

@@ -35,7 +35,8 @@ call repairs. Concurrent hooks are serialised by ``.meta/<key>.lock``.
 from __future__ import annotations
 
 import os
-import sys
+
+from entire_core import offsets
 
 # The tools a ViewFormat cuts with, re-exported: an agent imports ``views`` alone.
 from entire_core.cutting import MARKER as MARKER
@@ -43,14 +44,13 @@ from entire_core.cutting import MIN_KEEP as MIN_KEEP
 from entire_core.cutting import Path as Path
 from entire_core.cutting import StringCutter as StringCutter
 from entire_core.cutting import TextCutter as TextCutter
-from entire_core.cutting import cut_json_strings as cut_json_strings
 from entire_core.cutting import cut_text as cut_text
 from entire_core.cutting import shorten_json as shorten_json
 from entire_core.cutting import shorten_value as shorten_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Mapping
     from typing import Any, ClassVar
 
     from entire_core.agent import Agent
@@ -221,14 +221,9 @@ def frame_of_file(path: str, unit: str, lines: int = TAG_LINES) -> Frame:
 
 def state_dir(env: Mapping[str, str], agent_name: str) -> str:
     """The plugin's state directory: ``$XDG_STATE_HOME/entire-agent-<name>`` (``%LOCALAPPDATA%`` on Windows)."""
-    base = env.get("XDG_STATE_HOME", "")
-    if not base or not os.path.isabs(base):
-        base = env.get("LOCALAPPDATA", "") if sys.platform == "win32" else ""
-    if not base or not os.path.isabs(base):
-        from entire_core.paths import home_dir
+    from entire_core.paths import xdg_home
 
-        base = os.path.join(home_dir(env), ".local", "state")
-    return os.path.join(base, f"entire-agent-{agent_name}")
+    return os.path.join(xdg_home(env, "XDG_STATE_HOME", ".local", "state"), f"entire-agent-{agent_name}")
 
 
 def views_dir(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
@@ -246,11 +241,6 @@ def is_view_path(agent: Agent, path: str) -> bool:
     root = os.path.join(state_dir(agent.env, agent.name), "views")
     parent = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     return os.path.normcase(parent) == os.path.normcase(os.path.abspath(root))
-
-
-def format_of(agent: Agent) -> ViewFormat | None:
-    """The agent's view format, or None when it keeps no views."""
-    return agent.view_format()
 
 
 # -- the view -------------------------------------------------------------------------------------------
@@ -446,7 +436,7 @@ class View:
         m["native_id"] = [st.st_dev, st.st_ino] if st is not None else None
         cut = start
         if end - start > self.budget.total // REBASE_AT:
-            cut = _line_start_before(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
+            cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
         first = _first_line(native, start) if st is not None and (cut > start or old_end > 0) else None
         header: list[bytes] = []
         base = 0
@@ -532,7 +522,7 @@ class View:
 
         keep = min(max(MIN_KEEP, record_limit // 4), HUGE_KEEP)
         cutter = (lambda: StringCutter(keep)) if self.fmt.json_records else (lambda: TextCutter(keep))
-        for line, stop in _complete_lines(native, begin, end, HUGE_RECORD, cutter):
+        for line, stop in offsets.lines_between(native, begin, end, huge=HUGE_RECORD, cutter=cutter):
             if len(line) > record_limit:
                 short = self.fmt.shorten(line.removesuffix(b"\r"), record_limit)
                 if short is not None and len(short) < len(line):
@@ -571,7 +561,7 @@ class View:
             self._shrink()
         if int(m["view_size"]) > max(self.budget.total, HARD_LIMIT):
             # Not even shortening helps (a turn of countless small records): keep the newest part.
-            cut = _line_start_before(
+            cut = offsets.complete_end(
                 self.path, max(int(m["head_bytes"]), int(m["view_size"]) - self.budget.total // REBASE_AT)
             )
             if cut > int(m["head_bytes"]):
@@ -677,59 +667,6 @@ class View:
 # -- reading native files ---------------------------------------------------------------------------------
 
 
-def _complete_lines(
-    path: str,
-    begin: int,
-    end: int,
-    huge: int = 0,
-    cutter: Callable[[], StringCutter | TextCutter] | None = None,
-) -> Iterator[tuple[bytes, int]]:
-    """Each complete line of ``path`` in ``[begin, end)`` without its newline, and the offset after it.
-
-    A line longer than a block is gathered in pieces and joined once: memory is the line, not more.
-    A line longer than ``huge`` is streamed through a ``cutter`` instead: memory is what it keeps.
-    """
-    with open(path, "rb") as f:
-        f.seek(begin)
-        block_start, remaining = begin, end - begin
-        parts: list[bytes] = []
-        gathered = 0
-        stream: StringCutter | TextCutter | None = None
-        while remaining > 0:
-            block = f.read(min(_BLOCK, remaining))
-            if not block:
-                return
-            remaining -= len(block)
-            cut = 0
-            while True:
-                newline = block.find(b"\n", cut)
-                piece = block[cut:] if newline < 0 else block[cut:newline]
-                if stream is not None:
-                    stream.feed(piece)
-                elif newline < 0 or parts:
-                    parts.append(piece)
-                    gathered += len(piece)
-                    if huge and cutter is not None and gathered > huge:
-                        stream = cutter()
-                        for part in parts:
-                            stream.feed(part)
-                        parts.clear()
-                if newline < 0:
-                    break
-                if stream is not None:
-                    line = stream.result()
-                    stream = None
-                elif parts:
-                    line = b"".join(parts)
-                    parts.clear()
-                else:
-                    line = piece
-                gathered = 0
-                yield line, block_start + newline + 1
-                cut = newline + 1
-            block_start += len(block)
-
-
 def _mark(path: str, start: int, end: int) -> str:
     """A fingerprint of ``path`` up to ``end``: its session's first bytes and the bytes before ``end``."""
     import zlib
@@ -743,21 +680,6 @@ def _mark(path: str, start: int, end: int) -> str:
     except OSError:
         return ""
     return f"{end}:{zlib.crc32(head):08x}:{zlib.crc32(tail):08x}"
-
-
-def _line_start_before(path: str, offset: int) -> int:
-    """The start of the line that holds byte ``offset`` (searching backwards)."""
-    with open(path, "rb") as f:
-        end = offset
-        while end > 0:
-            start = max(0, end - _BLOCK)
-            f.seek(start)
-            block = f.read(end - start)
-            newline = block.rfind(b"\n")
-            if newline >= 0:
-                return start + newline + 1
-            end = start
-    return 0
 
 
 def _units_between(path: str, begin: int, end: int, unit: str) -> int:
@@ -797,7 +719,7 @@ def attach(
     """The view path to hand the CLI for a hook event on ``native``, brought up to date for it."""
     from entire_core.types import EventType
 
-    fmt = format_of(agent)
+    fmt = agent.view_format()
     if fmt is None or not native:
         return native
     with View.for_session(agent, fmt, session_id) as view:
@@ -809,7 +731,7 @@ def attach(
 
 def refreshed(agent: Agent, path: str) -> View | None:
     """For a subcommand given a view path: the view, brought up to date (None for any other path)."""
-    fmt = format_of(agent)
+    fmt = agent.view_format()
     if fmt is None or not is_view_path(agent, path):
         return None
     view = View(agent, fmt, path)
@@ -821,7 +743,7 @@ def refreshed(agent: Agent, path: str) -> View | None:
 
 def native_of(agent: Agent, path: str) -> str:
     """The native file behind a view path (the path itself for anything else)."""
-    fmt = format_of(agent)
+    fmt = agent.view_format()
     if fmt is None or not is_view_path(agent, path):
         return path
     view = View(agent, fmt, path)
