@@ -7,7 +7,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
 
 def home_dir(env: Mapping[str, str]) -> str:
@@ -47,6 +47,16 @@ def repo_relative(path: str, repo_root: str, *, cwd: str = "") -> str:
             except ValueError:  # another drive on Windows
                 continue
     return path
+
+
+def repo_files(files: Iterable[str], repo_root: str, *, cwd: str = "") -> list[str]:
+    """``files`` made repo-relative (``repo_relative``), without empties and duplicates, in first-seen order.
+
+    What every ``extract-modified-files`` answers: the CLI compares these strings, so one file named
+    twice (absolute and relative, or through a link) must appear once.
+    """
+    relative = (repo_relative(f, repo_root, cwd=cwd) for f in files if f)
+    return list(dict.fromkeys(r for r in relative if r))
 
 
 def xdg_home(env: Mapping[str, str], variable: str, *fallback: str) -> str:

@@ -1,0 +1,74 @@
+"""Scratch state: small JSON files an agent keeps between its own processes, by one rule for every agent.
+
+The Entire CLI starts one plugin process per call, so what a hook learns for a later call (the turn a
+Stop hook announced, how far a history file was read) is written down. An agent hands ``Scratch`` its
+registry name and a key; this module decides where the file lives (the repository's git-ignored
+``.entire/tmp/entire-agent-<name>/``), how a key becomes a file name (a hash, so any path or id is a
+safe name), and how it is read and written (JSON, atomically; a missing or damaged file reads as
+empty, since scratch state is only ever a hint a later call can do without).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def path_key(path: str) -> str:
+    """The key of a file: its resolved absolute path, case-folded where the file system folds case.
+
+    One file spelled ``C:\\Repo\\x`` or ``c:\\repo\\x``, or reached through a link, is one key.
+    """
+    return os.path.normcase(os.path.realpath(path))
+
+
+class Scratch:
+    """The scratch directory of one agent in one repository."""
+
+    __slots__ = ("directory",)
+
+    def __init__(self, repo_root: str, agent_name: str) -> None:
+        from entire_core import sessions
+
+        self.directory = sessions.default_session_dir(repo_root, agent_name)
+
+    def path(self, name: str) -> str:
+        """A file or directory of this scratch area named by the agent (a validated id, a fixed name)."""
+        return os.path.join(self.directory, name)
+
+    def file(self, kind: str, key: str) -> str:
+        """The JSON file holding state of ``kind`` about ``key`` (``path_key`` of a file, or an id)."""
+        import hashlib
+
+        digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        return self.path(f"{kind}-{digest}.json")
+
+    def load(self, kind: str, key: str) -> dict[str, Any]:
+        """The state saved for ``key``, or an empty dict when there is none or it cannot be read."""
+        import json
+
+        from entire_core.jsonvalues import obj
+
+        try:
+            with open(self.file(kind, key), "rb") as f:
+                return obj(json.loads(f.read()))
+        except (OSError, ValueError):
+            return {}
+
+    def save(self, kind: str, key: str, value: dict[str, Any]) -> None:
+        """Write the state for ``key`` atomically (compact JSON)."""
+        import json
+
+        from entire_core import fsutil
+
+        fsutil.atomic_write(self.file(kind, key), json.dumps(value, separators=(",", ":")).encode("utf-8"))
+
+    def remove(self, kind: str, key: str) -> None:
+        """Forget the state for ``key`` (nothing happens when there is none)."""
+        import contextlib
+
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.file(kind, key))

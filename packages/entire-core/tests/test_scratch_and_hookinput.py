@@ -1,0 +1,71 @@
+"""Core's one way for scratch state, hook-payload text and repo-relative file lists."""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.hookinput import first_text, transcript_ref
+from entire_core.paths import repo_files
+from entire_core.scratch import Scratch, path_key
+
+
+def test_scratch_lives_in_the_agents_ignored_tmp_dir_and_round_trips(tmp_path):
+    store = Scratch(str(tmp_path), "sample")
+    assert store.directory == os.path.join(str(tmp_path), ".entire", "tmp", "entire-agent-sample")
+    assert store.load("turn", "k") == {}
+    store.save("turn", "k", {"turn_id": "t1", "n": 2})
+    assert store.load("turn", "k") == {"turn_id": "t1", "n": 2}
+    assert os.path.dirname(store.file("turn", "k")) == store.directory
+    store.remove("turn", "k")
+    assert store.load("turn", "k") == {}
+    store.remove("turn", "k")  # forgetting twice is fine
+
+
+def test_scratch_keys_are_hashed_to_safe_distinct_names(tmp_path):
+    store = Scratch(str(tmp_path), "sample")
+    hostile = "../../etc/passwd"
+    name = os.path.basename(store.file("state", hostile))
+    assert name.startswith("state-") and name.endswith(".json") and "/" not in name and ".." not in name
+    assert store.file("state", "a") != store.file("state", "b")
+    assert store.file("state", "a") != store.file("other", "a")
+    assert store.file("state", "a") == Scratch(str(tmp_path), "sample").file("state", "a")
+
+
+def test_damaged_scratch_state_reads_as_empty(tmp_path):
+    store = Scratch(str(tmp_path), "sample")
+    store.save("turn", "k", {"a": 1})
+    with open(store.file("turn", "k"), "w") as f:
+        f.write("{not json")
+    assert store.load("turn", "k") == {}
+    with open(store.file("turn", "k"), "w") as f:
+        f.write("[1, 2]")
+    assert store.load("turn", "k") == {}
+
+
+def test_path_key_is_one_key_for_one_file_reached_through_a_link(tmp_path):
+    target = tmp_path / "rollout.jsonl"
+    target.write_text("")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    assert path_key(str(link)) == path_key(str(target))
+    assert path_key(str(tmp_path / "x" / ".." / "rollout.jsonl")) == path_key(str(target))
+
+
+def test_first_text_skips_missing_empty_and_non_string_values():
+    payload = {"a": "", "b": None, "c": 3, "d": "yes", "e": "later"}
+    assert first_text(payload, "a", "b", "c", "d", "e") == "yes"
+    assert first_text(payload, "missing", "a") == ""
+    assert first_text({}, "a") == ""
+
+
+def test_transcript_ref_prefers_the_agents_key_over_the_protocols():
+    assert transcript_ref({"transcript_path": "/t/a.jsonl", "session_ref": "/t/b"}) == "/t/a.jsonl"
+    assert transcript_ref({"transcript_path": None, "session_ref": "/t/b"}) == "/t/b"
+    assert transcript_ref({"transcript_path": ""}) == ""
+
+
+def test_repo_files_are_relative_deduplicated_and_in_order(tmp_path):
+    root = str(tmp_path)
+    files = [os.path.join(root, "src", "a.py"), "src/a.py", "", os.path.join(root, "b.py"), "/elsewhere/c.py"]
+    assert repo_files(files, root) == ["src/a.py", "b.py", "/elsewhere/c.py"]
+    assert repo_files(["a.py", "./a.py"], root, cwd=os.path.join(root, "sub")) == ["sub/a.py"]
