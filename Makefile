@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak
+.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak new-agent
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,3 +57,8 @@ bench: ## Benchmarks: each subcommand, and each agent's TurnEnd, against bare in
 soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by turn through entire-sim
 	$(RUN) entire-sim soak --agent openai-codex --size 300M
 	$(RUN) entire-sim soak --agent google-gemini --size 100M
+
+# The README's "Adding an agent" says what is left to write after this.
+new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"]
+	@test -n "$(NAME)" || { echo 'new-agent: give the registry name, e.g. make new-agent NAME=acme-coder' >&2; exit 2; }
+	$(RUN) python tools/scaffold/new_agent.py $(if $(TITLE),--title "$(TITLE)") -- $(NAME)

@@ -64,6 +64,7 @@ RUN_BY: dict[str, str] = {
     "make build": CI,
     "make smoke": CI,
     "make walkthrough": CI,
+    "make new-agent NAME=<name>": "tests/test_new_agent.py (make new-agent in a copy of the checkout)",
 }
 """Each README command and the test that runs it. A command added to a README must be added here."""
 

@@ -335,6 +335,11 @@ def changelog_with(text: str | None, version: str, date: str, notes: str) -> str
     if _section_re(version).search(text):
         raise BumpError(f"{CHANGELOG} already has a section for {version}")
     section = f"## {version} - {date}\n\n{notes.strip()}\n\n"
+    unreleased = re.search(r"^## Unreleased[ \t]*\n+(?P<body>(?:(?!^## ).*\n?)*)", text, re.M)
+    if unreleased:  # lines added since the last release (make new-agent adds one) join the new section
+        body = unreleased["body"].strip()
+        section = f"## {version} - {date}\n\n{notes.strip()}\n{body}\n\n" if body else section
+        return text[: unreleased.start()] + section + text[unreleased.end() :]
     first = re.search(r"^## ", text, re.M)
     if first:
         return text[: first.start()] + section + text[first.start() :]

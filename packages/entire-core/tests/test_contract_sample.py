@@ -22,6 +22,7 @@ def _usage(i: int, cr: int, o: int, calls: int) -> dict[str, int]:
 
 class TestSampleContract(AgentContract):
     agent_cls = SampleAgent
+    hook_config = ".sample/hooks.json"
     transcript_cases = [
         TranscriptCase(
             SESSION,

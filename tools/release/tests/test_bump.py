@@ -269,3 +269,13 @@ def test_a_section_that_exists_is_not_added_twice(fake_workspace: Path) -> None:
     done = bump(fake_workspace, "minor", "--notes", "x")
     assert done.stderr.strip() == "bump.py: CHANGELOG.md already has a section for 0.2.0"
     assert snapshot(fake_workspace) == before
+
+
+def test_unreleased_lines_join_the_new_release_section() -> None:
+    from bump import changelog_with
+
+    text = "# Changelog\n\n## Unreleased\n\n- **entire-agent-x**: new agent package.\n\n## 0.1.0 - 2026-11-30\n\n- first\n"
+    result = changelog_with(text, "0.2.0", "2026-12-01", "- notes")
+    assert "Unreleased" not in result
+    assert result.index("## 0.2.0 - 2026-12-01\n\n- notes\n- **entire-agent-x**") < result.index("## 0.1.0")
+    assert result.endswith("## 0.1.0 - 2026-11-30\n\n- first\n")

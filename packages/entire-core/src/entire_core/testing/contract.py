@@ -132,6 +132,26 @@ class HookCase:
         return f"HookCase({self.hook}, {self.name})"
 
 
+USER_HANDLER = '{"hooks": [{"type": "command", "command": "echo mine"}]}'
+"""A group of the user's own, which install and uninstall must leave exactly as it was."""
+
+JSON_ORIGINALS: dict[str, bytes | None] = {
+    "missing": None,
+    "empty object": b"{}\n",
+    "comment only": b"// my own settings come here\n",
+    "only our container": b'{\n  "hooks": {}\n}\n',
+    "the user's entries in our container": b'{\n  "hooks": {\n    "{event}": ['
+    + USER_HANDLER.encode()
+    + b"]\n  }\n}\n",
+    "CRLF": b'{\r\n  "hooks": {\r\n    "{event}": [' + USER_HANDLER.encode() + b"]\r\n  }\r\n}\r\n",
+    "BOM": b'\xef\xbb\xbf{"hooks": {"{event}": [' + USER_HANDLER.encode() + b"]}}\n",
+    "tabs": b'{\n\t"hooks": {\n\t\t"{event}": [' + USER_HANDLER.encode() + b"]\n\t}\n}\n",
+}
+"""The tricky originals of a JSON hooks file (``hook_config_syntax = "json"``); ``{event}`` is replaced by
+one of the events our install writes. A file the agent refuses (a comment where JSON has none) must be
+left as it was, like every other."""
+
+
 class Env:
     """One test's sandbox and a ``call`` that runs a subcommand and validates its answer."""
 
@@ -233,6 +253,13 @@ class AgentContract:
     transcript_cases: ClassVar[list[TranscriptCase]] = []
     hook_cases: ClassVar[list[HookCase]] = []
     extra_env: ClassVar[dict[str, str]] = {}
+    hook_config: ClassVar[str | None] = None
+    """The agent's own config file our hooks go into, relative to the repository (``.codex/hooks.json``)."""
+    hook_config_syntax: ClassVar[str] = "json"
+    """``json``: the file is JSON(C) with our groups under ``hooks``, so core's ``JSON_ORIGINALS`` apply;
+    anything else: only the agent's own ``hook_config_originals`` (and a missing file) are tried."""
+    hook_config_originals: ClassVar[dict[str, bytes | None]] = {}
+    """The agent's own tricky originals, added to core's."""
 
     def prepare_repo(self, sandbox: Sandbox) -> None:
         """Hook for agents: set up the repository and home before each test (e.g. a config dir)."""
@@ -509,6 +536,54 @@ class AgentContract:
         assert env.call("are-hooks-installed")["installed"] is False
         assert env.sandbox.snapshot() == before, "uninstall did not restore the repository"
         env.call("uninstall-hooks")
+
+    def test_install_twice_then_uninstall_gives_the_users_file_back(self, tmp_path: Path) -> None:
+        """Over every tricky original: the same bytes come back, or no file and no folder we created."""
+        self._require("hooks")
+        if self.hook_config is None:
+            pytest.skip(f"{self.agent_cls.name} names no hook_config")
+        event = self._first_event(tmp_path / "probe")
+        originals = {"missing": None, **self.hook_config_originals}
+        if self.hook_config_syntax == "json":
+            originals = {**JSON_ORIGINALS, **self.hook_config_originals}
+        for i, (name, original) in enumerate(originals.items()):
+            data = None if original is None else original.replace(b"{event}", event.encode())
+            env = self._fresh_env(tmp_path / f"case-{i}")
+            path = env.sandbox.repo / self.hook_config
+            if data is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            before = env.sandbox.snapshot()
+            if env.raw("install-hooks").code == 0:
+                assert env.call("are-hooks-installed")["installed"] is True, name
+                env.call("install-hooks")
+                env.call("uninstall-hooks")
+            else:
+                assert_one_line_error(env.raw("install-hooks"))
+            assert env.sandbox.snapshot() == before, (
+                f"{name}: install, install, uninstall changed {self.hook_config}"
+            )
+
+    def _fresh_env(self, root: Path) -> Env:
+        sandbox = Sandbox(root, extra_env=dict(self.extra_env))
+        self.prepare_repo(sandbox)
+        runner = (
+            ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
+        )
+        return Env(sandbox, runner)
+
+    def _first_event(self, root: Path) -> str:
+        """An event name our install writes under ``hooks`` (JSON configs only)."""
+        if self.hook_config_syntax != "json":
+            return ""
+        env = self._fresh_env(root)
+        env.call("install-hooks")
+        from entire_core.config.json import parse_json_text
+
+        assert self.hook_config is not None
+        text = (env.sandbox.repo / self.hook_config).read_text(encoding="utf-8-sig")
+        events = parse_json_text(text, comments=True)["hooks"]
+        return next(iter(events))
 
     def test_parse_hook_without_payload(self, env: Env) -> None:
         self._require("hooks")

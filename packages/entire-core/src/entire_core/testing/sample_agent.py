@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from entire_core.hookfile import HookGroupsFile
+
 HOOK_EVENTS = {
     "session-start": EventType.SESSION_START,
     "prompt": EventType.TURN_START,
@@ -129,48 +131,27 @@ class SampleAgent(
             for hook in self.hook_names
         }
 
-    def _ours(self, handler: Any) -> bool:
+    def _hooks_file(self) -> HookGroupsFile:
         from entire_core import hooks
+        from entire_core.hookfile import HookGroupsFile
 
-        return hooks.is_ours(jsonvalues.obj(handler).get("command"), self.name)
+        return HookGroupsFile(
+            os.path.join(self.repo_root, HOOKS_FILE),
+            agent_name=self.name,
+            env=self.env,
+            wanted=self._wanted,
+            is_ours=lambda handler: hooks.is_ours(jsonvalues.obj(handler).get("command"), self.name),
+            comments=True,
+        )
 
     def install_hooks(self, *, force: bool = False) -> int:
-        from entire_core import hooks
-        from entire_core.config.json import edit_json
-
-        with edit_json(os.path.join(self.repo_root, HOOKS_FILE), comments=True) as doc:
-            root: dict[str, Any] = doc.data
-            events = root.setdefault("hooks", {})
-            return hooks.install_groups(events, self._wanted(), self._ours, force=force)
+        return self._hooks_file().install(force=force)
 
     def uninstall_hooks(self) -> None:
-        from entire_core import hooks
-        from entire_core.config.json import edit_json
-
-        path = os.path.join(self.repo_root, HOOKS_FILE)
-        if not os.path.exists(path):
-            return
-        with edit_json(path, comments=True, create=False) as doc:
-            root: dict[str, Any] = doc.data
-            events = root.get("hooks")
-            if isinstance(events, dict) and hooks.remove_groups(events, self._ours) and not events:  # pyright: ignore[reportUnknownArgumentType]
-                del root["hooks"]
-            if not root:
-                doc.delete()
-        from entire_core import fsutil
-
-        fsutil.remove_empty_dirs(os.path.dirname(path), self.repo_root)
+        self._hooks_file().uninstall()
 
     def are_hooks_installed(self) -> bool:
-        from entire_core import hooks
-        from entire_core.config.json import parse_json_text
-
-        try:
-            with open(os.path.join(self.repo_root, HOOKS_FILE), encoding="utf-8-sig") as f:
-                root = parse_json_text(f.read(), comments=True)
-        except FileNotFoundError:
-            return False
-        return bool(hooks.installed_groups(jsonvalues.obj(jsonvalues.obj(root).get("hooks")), self._ours))
+        return bool(self._hooks_file().installed())
 
     # -- transcripts --------------------------------------------------------------------------------------
 

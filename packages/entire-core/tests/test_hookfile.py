@@ -1,0 +1,79 @@
+"""``HookGroupsFile``: switches set only where absent, refused where the user chose otherwise, taken out exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from entire_core.errors import ConfigError
+from entire_core.hookfile import HookGroupsFile, Switch
+
+
+def _file(tmp_path: Path) -> HookGroupsFile:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path / "home")}
+    return HookGroupsFile(
+        str(tmp_path / "repo" / ".agent" / "settings.json"),
+        agent_name="sample",
+        env=env,
+        wanted=lambda: {"Stop": {"hooks": [{"command": "entire hooks sample stop"}]}},
+        is_ours=lambda h: "entire hooks sample" in str(h.get("command", "")),
+        comments=True,
+        switches=(Switch(("hooksConfig", "enabled"), True, "hooksConfig.enabled is false; set it to true"),),
+    )
+
+
+def test_a_missing_switch_is_set_and_taken_out_again(tmp_path: Path) -> None:
+    hooks = _file(tmp_path)
+    path = Path(hooks.path)
+    path.parent.mkdir(parents=True)
+    original = b'{\n  // mine\n  "theme": "dark"\n}\n'
+    path.write_bytes(original)
+    assert hooks.install() == 1
+    assert '"enabled": true' in path.read_text()
+    assert hooks.installed() == {"Stop": [{"command": "entire hooks sample stop"}]}
+    hooks.uninstall()
+    assert path.read_bytes() == original
+
+
+def test_a_switch_the_user_turned_off_is_refused_and_the_file_left_alone(tmp_path: Path) -> None:
+    hooks = _file(tmp_path)
+    path = Path(hooks.path)
+    path.parent.mkdir(parents=True)
+    original = b'{"hooksConfig": {"enabled": false}}\n'
+    path.write_bytes(original)
+    with pytest.raises(ConfigError, match="set it to true"):
+        hooks.install()
+    assert path.read_bytes() == original
+
+
+def test_a_switch_already_on_stays_on_after_uninstall(tmp_path: Path) -> None:
+    hooks = _file(tmp_path)
+    path = Path(hooks.path)
+    path.parent.mkdir(parents=True)
+    original = b'{"hooksConfig": {"enabled": true}}\n'
+    path.write_bytes(original)
+    hooks.install()
+    hooks.uninstall()
+    assert path.read_bytes() == original
+
+
+def test_without_a_matching_record_only_our_handlers_go(tmp_path: Path) -> None:
+    hooks = _file(tmp_path)
+    hooks.install()
+    path = Path(hooks.path)
+    path.write_text(
+        path.read_text().replace('"hooksConfig"', '"theme": 1, "hooksConfig"')
+    )  # the user edits it
+    hooks.uninstall()
+    text = path.read_text()
+    assert "entire hooks" not in text and '"enabled": true' in text and '"theme": 1' in text
+
+
+def test_a_top_level_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
+    hooks = _file(tmp_path)
+    path = Path(hooks.path)
+    path.parent.mkdir(parents=True)
+    path.write_text("[]\n")
+    with pytest.raises(ConfigError, match="not a JSON object"):
+        hooks.install()
+    assert path.read_text() == "[]\n"

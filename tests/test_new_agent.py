@@ -1,0 +1,125 @@
+"""``make new-agent``: a fourth agent is a command, and the package it makes passes what CI asks of one.
+
+The scaffold runs in a copy of this checkout (its tracked and untracked files, as a clean clone would
+have them after this change); the copy gets its own environment from the lock, then the new package's
+contract tests, the lockstep check, ruff, pyright and the wheel build must pass there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCAFFOLD = ROOT / "tools" / "scaffold" / "new_agent.py"
+UV = os.environ.get("UV") or shutil.which("uv") or "uv"
+
+
+def _copy_checkout(target: Path) -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")  # fmt: skip
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+
+
+def _run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT")}
+    env["UV_PYTHON_DOWNLOADS"] = "never"
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"{' '.join(argv)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_path: Path) -> None:
+    copy = tmp_path / "checkout"
+    _copy_checkout(copy)
+    run = (UV, "run", "--locked", "--all-packages")
+    out = _run(copy, "make", "new-agent", "NAME=acme-coder", "TITLE=Acme Coder", f"UV={UV}")
+    assert "packages/agent-acme-coder" in out.stdout
+    package = copy / "packages" / "agent-acme-coder"
+    module = package / "src" / "entire_agent_acme_coder"
+    layout = {
+        "agent.py",
+        "hooks.py",
+        "events.py",
+        "transcript.py",
+        "compact.py",
+        "textgen.py",
+        "paths.py",
+        "doctor.py",
+    }
+    assert layout <= {p.name for p in module.iterdir()}
+    assert "entire-agent-acme-coder" in (copy / "pyproject.toml").read_text()
+    assert "entire-agent-acme-coder" in (copy / "CHANGELOG.md").read_text().split("## 0.")[0]
+
+    tests = _run(copy, *run, "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", str(package))
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    assert "lockstep" in _run(copy, *run, "python", "tools/release/bump.py", "--check").stdout
+    _run(copy, *run, "ruff", "check", str(package))
+    _run(copy, *run, "ruff", "format", "--check", str(package))
+    _run(copy, *run, "pyright", str(module))
+    _run(
+        copy,
+        UV,
+        "build",
+        "--package",
+        "entire-agent-acme-coder",
+        "--no-sources",
+        "--out-dir",
+        str(tmp_path / "dist"),
+    )
+    wheels = sorted(p.name for p in (tmp_path / "dist").glob("*.whl"))
+    assert wheels == ["entire_agent_acme_coder-" + _core_version() + "-py3-none-any.whl"]
+    version = _run(copy, *run, "entire-agent-acme-coder", "--version").stdout
+    assert _core_version() in version
+
+
+def _core_version() -> str:
+    import tomllib
+
+    return tomllib.loads((ROOT / "packages" / "entire-core" / "pyproject.toml").read_text())["project"][
+        "version"
+    ]
+
+
+@pytest.mark.parametrize("name", ["codex", "gemini", "gemini-cli", "claude-code", "pi"])
+def test_built_in_names_are_refused_and_nothing_is_written(tmp_path: Path, name: str) -> None:
+    before = (ROOT / "pyproject.toml").read_bytes(), (ROOT / "CHANGELOG.md").read_bytes(), _packages()
+    done = subprocess.run(
+        [sys.executable, str(SCAFFOLD), "--no-lock", "--", name], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert (
+        done.stderr.startswith("new-agent: ")
+        and "built-in" in done.stderr
+        and len(done.stderr.splitlines()) == 1
+    )
+    assert (
+        (ROOT / "pyproject.toml").read_bytes(),
+        (ROOT / "CHANGELOG.md").read_bytes(),
+        _packages(),
+    ) == before
+
+
+def _packages() -> list[str]:
+    return sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "packages").rglob("*") if "__pycache__" not in p.parts
+    )
+
+
+@pytest.mark.parametrize("name", ["Acme", "acme_coder", "-acme", "acme--coder", "acme-", "ünï"])
+def test_names_that_are_not_registry_names_are_refused(name: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCAFFOLD), "--no-lock", "--", name], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1 and "is not a registry name" in done.stderr
