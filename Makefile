@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak
+.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak compliance
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,3 +57,9 @@ bench: ## Benchmarks: each subcommand, and each agent's TurnEnd, against bare in
 soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by turn through entire-sim
 	$(RUN) entire-sim soak --agent openai-codex --size 300M
 	$(RUN) entire-sim soak --agent google-gemini --size 100M
+
+# SUITE is Go's suite, built from github.com/entireio/external-agents-tests (README.md says how); it
+# runs `go test`, so Go must be on PATH, or named with GO=. Each agent runs in a loopback-only namespace.
+compliance: ## Go's compliance suite against all three agents: make compliance SUITE=path [GO=path]
+	$(if $(SUITE),,$(error SUITE is required: the path to a built external-agents-tests binary; build it from github.com/entireio/external-agents-tests with `go build -o external-agents-tests .` (README.md: "Go's compliance suite")))
+	$(RUN) python tools/compliance/run.py --suite "$(SUITE)" $(if $(GO),--go "$(GO)")
