@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -108,6 +109,25 @@ def test_make_compliance_without_suite_gives_the_same_one_line() -> None:
         check=False,
     )
     assert run.MISSING_SUITE in one_line_error(done)
+
+
+def test_the_readme_command_calls_the_runner_with_its_suite() -> None:
+    """The README's `make compliance SUITE=...`, dry-run (`make -n`): the command it would run."""
+    command = "make compliance SUITE=../external-agents-tests/external-agents-tests"
+    assert f"\n{command}\n" in (ROOT / "README.md").read_text(encoding="utf-8")
+    words = shlex.split(command)
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", *words[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    suite = words[-1].removeprefix("SUITE=")
+    assert shlex.split(done.stdout)[-4:] == ["python", "tools/compliance/run.py", "--suite", suite], (
+        done.stdout
+    )
 
 
 def test_a_suite_that_is_not_an_executable_is_one_line(tmp_path: Path) -> None:
