@@ -22,25 +22,41 @@ def test_the_readme_table_is_the_window() -> None:
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for aider")
 @pytest.mark.parametrize(
-    ("reported", "kind", "text"),
+    ("reported", "status", "text", "fix"),
     [
-        ("aider 0.75.0", "problems", "Aider 0.75.0 is older than the supported window; supported: {window}; "
-                                     "upgrade: `python -m pip install --upgrade aider-chat=={newest}` ({aider})"),
-        ("aider 0.86.2", "facts", "Aider 0.86.2 (tested); supported: {window} ({aider})"),
-        ("aider 0.87.0", "facts", "Aider 0.87.0 is newer than the newest tested version; supported: {window} ({aider})"),
+        (None, "FAIL", "aider is not on PATH: Aider is not installed",
+         "`python -m pip install --upgrade aider-chat=={newest}`"),
+        ("aider 0.75.0", "FAIL", "Aider 0.75.0 at {aider} is older than {oldest} (supported: {window})",
+         "`python -m pip install --upgrade aider-chat=={newest}`"),
+        ("aider 0.86.2", "ok", "Aider 0.86.2 at {aider} (tested; supported: {window})", None),
+        ("aider 0.87.0", "WARN", "Aider 0.87.0 at {aider} is newer than the newest tested version (supported: {window})",
+         None),
     ],
 )  # fmt: skip
 def test_doctor_checks_the_version_against_the_window(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reported: str, kind: str, text: str
+    tmp_path: Path, reported: str | None, status: str, text: str, fix: str | None
 ) -> None:
     aider = tmp_path / "aider"
-    aider.write_text(f"#!/bin/sh\necho '{reported}'\n")
-    aider.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    found: dict[str, list[str]] = {"facts": [], "problems": []}
-    doctor.version_check(found["facts"], found["problems"])
-    line = text.format(window=WINDOW.describe(), newest=WINDOW.newest, aider=aider)
-    assert found == {"facts": [], "problems": [], kind: [line]}
+    if reported is not None:
+        aider.write_text(f"#!/bin/sh\necho '{reported}'\n")
+        aider.chmod(0o755)
+    env = {"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path), "PATH": str(tmp_path)}
+    report = doctor.diagnose(AiderAgent(env=env, cwd=str(tmp_path)))
+    values = {
+        "window": f"{WINDOW.oldest} to {WINDOW.newest}",
+        "oldest": WINDOW.oldest,
+        "newest": WINDOW.newest,
+    }
+    first = report.checks[0]
+    assert (first.status, first.what, first.fix) == (
+        status,
+        text.format(aider=aider, **values),
+        fix and fix.format(**values),
+    )
+    if reported is None:  # Aider missing is a failure, never "everything looks right"
+        assert report.exit_code == 1 and report.render().startswith(
+            f"entire-agent-aider doctor: {tmp_path}\nFAIL"
+        )
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for aider")

@@ -44,8 +44,8 @@ def test_install_on_windows_writes_the_cmd_exe_command(tmp_path: Path) -> None:
     assert values["notifications-command"] == hooks.NOTIFY_COMMAND_CMD and values["notifications"] is True
     assert hooks.install(str(tmp_path)) == 0
     agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
-    facts, _ = doctor.findings(agent)
-    assert f"our block is in {conf}" in facts
+    checks = {check.what: check.status for check in doctor.diagnose(agent).checks}
+    assert checks[f"Entire's block is in {conf}"] == "ok"
     hooks.uninstall(str(tmp_path))
     assert conf.read_bytes() == b"model: x\r\n"
 

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 from entire_agent_openai_codex import doctor, hooks, trust
 from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_agent_openai_codex.versions import WINDOW
 from entire_core.errors import ConfigError
 
 CONFIG = """\
@@ -119,24 +120,24 @@ def test_trust_appends_only_our_entries_and_keeps_every_byte(
 ) -> None:
     agent.install_hooks()
     assert statuses(agent) == ["untrusted"] * 8
-    assert doctor.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, []) == 0
     assert "The project itself is not trusted" in capsys.readouterr().out
     text = Path(agent.env["CODEX_HOME"], "config.toml").read_text()
     assert text.startswith(CONFIG)
     assert statuses(agent) == ["trusted"] * 8
-    assert doctor.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, ["--project"]) == 0
     again = Path(agent.env["CODEX_HOME"], "config.toml").read_text()
     repo = os.path.realpath(agent.repo_root)
     # The project goes next to the user's other projects; nothing else moves.
     assert again.replace(f'[projects."{repo}"]\ntrust_level = "trusted"\n\n', "", 1) == text
     assert tomllib.loads(again)["projects"][repo] == {"trust_level": "trusted"}
-    assert doctor.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, ["--project"]) == 0
     assert Path(agent.env["CODEX_HOME"], "config.toml").read_text() == again  # nothing more to write
 
 
 def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
     agent.install_hooks()
-    doctor.trust_command(agent, ["--project"])
+    trust.trust_command(agent, ["--project"])
     hooks_path = Path(agent.repo_root, ".codex", "hooks.json")
     data = json.loads(hooks_path.read_text())
     data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 45  # changed since trusted
@@ -162,9 +163,12 @@ def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
         "trusted",
     ]
     report = doctor.diagnose(agent).render()
-    assert "modified since it was trusted" in report and "disabled in config.toml" in report
+    assert "FAIL  modified since they were trusted, so Codex skips them: stop\n" in report
+    assert "FAIL  user-prompt-submit is disabled in config.toml (enabled = false)\n" in report
+    assert f'fix: remove `enabled = false` from [hooks.state."{key}"]' in report
+    assert "FAIL  untrusted, so Codex skips them: session-end\n" in report
     assert "Entire hooks out of date: stop" in report
-    doctor.trust_command(agent, [])
+    trust.trust_command(agent, [])
     states = trust.hook_states(tomllib.loads(config_path.read_text()))
     assert f"{os.path.realpath(hooks_path)}:session_end:0:0" not in states  # our stale entry went
     assert states[key]["enabled"] is False  # the user's choice stays
@@ -182,27 +186,53 @@ def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
 
 def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]) -> None:
     assert doctor.doctor(agent, []) == 1
-    out = capsys.readouterr().out
-    assert "codex is not on PATH" in out
-    assert "the `entire` command is not on PATH" in out
-    assert "not there: Entire's hooks are not installed" in out
-    assert "npm install -g @openai/codex" in out and "entire enable --agent openai-codex" in out
+    lines = capsys.readouterr().out.splitlines()
+    hooks_path = os.path.join(agent.repo_root, ".codex", "hooks.json")
+    assert lines[0] == f"entire-agent-openai-codex doctor: {agent.repo_root}"
+    assert lines[1:] == [
+        "FAIL  codex is not on PATH: Codex CLI is not installed",
+        f"      fix: `npm install -g @openai/codex@{WINDOW.newest}`",
+        "FAIL  the `entire` command is not on PATH: every hook exits without recording",
+        "      fix: install the Entire CLI and put `entire` on PATH",
+        f"FAIL  Entire's hooks are not installed: {hooks_path} does not exist",
+        "      fix: `entire enable --agent openai-codex` (or `entire-agent-openai-codex install-hooks`)",
+        "FAIL  the project is not trusted: Codex ignores .codex/ and every hook in it",
+        "      fix: `entire-agent-openai-codex trust --project` (or run `codex` here and accept its trust prompt)",
+        "skip  hook trust (not checked: Entire's hooks are not installed)",
+        "result: 4 failed, 1 not checked",
+    ]
     Path(agent.repo_root, ".codex").mkdir()
     Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}, "extra": 1}')
     report = doctor.diagnose(agent).render()
     assert "Codex rejects this file, your own hooks included, because of the top-level key 'extra'" in report
     Path(agent.env["CODEX_HOME"], "config.toml").write_text("model = = 1\n")
-    assert "Codex refuses to start" in doctor.diagnose(agent).render()
+    report = doctor.diagnose(agent).render()
+    assert "Codex refuses to start" in report
+    assert "skip  project and hook trust (not checked: " in report and "the project is" not in report
+
+
+def test_doctor_passes_when_everything_is_in_place(agent: OpenAICodexAgent, tmp_path: Path) -> None:
+    bin_dir = Path(agent.env["PATH"])
+    bin_dir.mkdir(exist_ok=True)
+    for name, text in (("codex", f"echo 'codex-cli {WINDOW.newest}'"), ("entire", "exit 0")):
+        (bin_dir / name).write_text(f"#!/bin/sh\n{text}\n")
+        (bin_dir / name).chmod(0o755)
+    agent.install_hooks()
+    assert trust.trust_command(agent, ["--project"]) == 0
+    report = doctor.diagnose(agent)
+    assert (report.exit_code, report.summary()) == (0, "result: 5 ok"), report.render()
 
 
 def test_trust_refuses_without_our_hooks(agent: OpenAICodexAgent) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
-        doctor.trust_command(agent, [])
+        trust.trust_command(agent, [])
     Path(agent.repo_root, ".codex").mkdir()
     Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}}')
     with pytest.raises(ConfigError, match="holds no Entire hooks"):
-        doctor.trust_command(agent, [])
-    assert doctor.trust_command(agent, ["--bogus"]) == 2
+        trust.trust_command(agent, [])
+    from entire_core.cli import run
+
+    assert run(OpenAICodexAgent, ["trust", "--bogus"]) == 2  # the dispatcher refuses undeclared flags
 
 
 LABELLED = """\
@@ -229,7 +259,7 @@ def test_trust_inserts_after_a_table_not_between_it_and_its_comment(agent: OpenA
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.write_text(LABELLED)
     agent.install_hooks()
-    assert doctor.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, ["--project"]) == 0
     text = config.read_text()
     repo = os.path.realpath(agent.repo_root)
     assert (
@@ -247,36 +277,36 @@ def test_trust_remove_gives_back_the_users_bytes(
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.write_text(LABELLED)
     agent.install_hooks()
-    assert doctor.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, []) == 0
     assert statuses(agent) == ["trusted"] * 8
-    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, ["--remove"]) == 0
     assert "Removed 8 trust entries" in capsys.readouterr().out
     assert config.read_text() == LABELLED
     # After uninstall-hooks too: the entries are recognised by the hashes install-hooks writes.
-    assert doctor.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, []) == 0
     agent.uninstall_hooks()
-    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, ["--remove"]) == 0
     assert config.read_text() == LABELLED
-    assert doctor.trust_command(agent, ["--remove"]) == 0  # nothing left: nothing written
+    assert trust.trust_command(agent, ["--remove"]) == 0  # nothing left: nothing written
     assert config.read_text() == LABELLED
 
 
 def test_trust_remove_keeps_user_entries_and_project_trust(agent: OpenAICodexAgent) -> None:
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     agent.install_hooks()
-    assert doctor.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, ["--project"]) == 0
     hooks_path = os.path.realpath(os.path.join(agent.repo_root, ".codex", "hooks.json"))
     mine = f'\n[hooks.state."{hooks_path}:stop:3:0"]\ntrusted_hash = "sha256:a hook of my own"\n'
     config.write_text(config.read_text() + mine)
-    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, ["--remove"]) == 0
     data = tomllib.loads(config.read_text())
     assert list(trust.hook_states(data)) == [f"{hooks_path}:stop:3:0"]
     assert data["projects"][os.path.realpath(agent.repo_root)] == {"trust_level": "trusted"}
-    assert doctor.trust_command(agent, ["--remove", "--project"]) == 2
+    assert trust.trust_command(agent, ["--remove", "--project"]) == 2
 
 
 def test_trust_remove_without_a_config_writes_nothing(agent: OpenAICodexAgent) -> None:
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.unlink()
-    assert doctor.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, ["--remove"]) == 0
     assert not config.exists()

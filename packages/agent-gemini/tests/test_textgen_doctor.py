@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from entire_agent_google_gemini import doctor
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.versions import WINDOW
+from entire_core.doctor import Report
 from entire_core.errors import AgentError
 
 FAKE = """#!{python}
@@ -80,8 +82,8 @@ def test_generate_text_without_gemini(repo: Path, home: Path, tmp_path: Path) ->
         agent.generate_text("hi", "m")
 
 
-def statuses(report: doctor.Report) -> dict[str, str]:
-    return {text: status for status, text in report.lines}
+def statuses(report: Report) -> dict[str, str]:
+    return {check.what: check.status for check in report.checks}
 
 
 def test_doctor_on_a_repository_without_our_hooks(
@@ -91,9 +93,36 @@ def test_doctor_on_a_repository_without_our_hooks(
     report = doctor.diagnose(agent)
     assert report.failed
     got = statuses(report)
-    assert got[f"Gemini CLI 0.61.0 (tested); supported: {WINDOW.describe()}"] == "ok"
-    assert got["hooks are not installed (run: entire enable --agent google-gemini)"] == "FAIL"
-    assert any(s == "warn" and "no trust decision" in t for t, s in got.items())
+    gemini = fake_gemini[0] / "gemini"
+    assert (
+        got[f"Gemini CLI 0.61.0 at {gemini} (tested; supported: {WINDOW.oldest} to {WINDOW.newest})"] == "ok"
+    )
+    assert got[f"Entire's hooks are not installed in {repo / '.gemini/settings.json'}"] == "FAIL"
+    # What depends on the hooks is not checked, and never reported ok.
+    assert got["hooks enabled (not checked: Entire's hooks are not installed)"] == "skip"
+    assert got["Gemini's fingerprints of our hooks (not checked: Entire's hooks are not installed)"] == "skip"
+    assert any(s == "WARN" and "no trust decision" in t for t, s in got.items())
+    text = report.render()
+    assert "      fix: `entire enable --agent google-gemini`\n" in text
+    assert "ok    hooks are enabled" not in text
+
+
+def test_doctor_fix_for_a_project_that_switched_hooks_off(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    """install-hooks refuses hooksConfig.enabled false, so the fix must say what to change first."""
+    agent = make_agent(repo, home, fake_gemini[0])
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text('{"hooksConfig": {"enabled": false}}')
+    [check] = [
+        c for c in doctor.diagnose(agent).checks if c.what.startswith("Entire's hooks are not installed")
+    ]
+    assert check.fix == (
+        f'set "hooksConfig": {{"enabled": true}} in {repo / ".gemini/settings.json"} (your own hooks run too), '
+        "then `entire enable --agent google-gemini`"
+    )
+    with pytest.raises(AgentError, match=r"hooksConfig\.enabled is false"):
+        agent.install_hooks()  # what the plain `entire enable` would meet
 
 
 def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
@@ -105,7 +134,8 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
     keys = [f"entire-google-gemini-{h}:entire hooks google-gemini {h}" for h in agent.hook_names]
     (gemini / "trusted_hooks.json").write_text(json.dumps({str(repo): keys}))
     report = doctor.diagnose(agent)
-    assert [status for status, _ in report.lines] == ["ok"] * 6, report.render()
+    assert [check.status for check in report.checks] == ["ok"] * 6, report.render()
+    assert report.summary() == "result: 6 ok"
 
 
 def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
@@ -117,38 +147,53 @@ def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tupl
             "security": {"folderTrust": {"enabled": True}}}  # fmt: skip
     (gemini / "settings.json").write_text(json.dumps(user))
     (gemini / "trustedFolders.json").write_text(json.dumps({str(repo): "DO_NOT_TRUST"}))
-    got = statuses(doctor.diagnose(agent))
-    failed = sorted(text.split(":")[0] for text, status in got.items() if status == "FAIL")
-    assert failed == [
-        "Gemini CLI 0.20.1 is older than the supported window; supported",
-        "Gemini distrusts this folder",
-        "hooksConfig.disabled turns off entire-google-gemini-after-agent",
-        "user settings " + str(gemini / "settings.json"),
-    ]
-    assert any(s == "warn" and "has not seen our project hooks" in t for t, s in got.items())
+    report = doctor.diagnose(agent)
+    failed = {check.what.split(":")[0]: check.fix for check in report.checks if check.status == "FAIL"}
+    settings_path = gemini / "settings.json"
+    assert failed == {
+        f"Gemini CLI 0.20.1 at {fake_gemini[0] / 'gemini'} is older than {WINDOW.oldest} (supported": (
+            f"`npm install -g @google/gemini-cli@{WINDOW.newest}`"
+        ),
+        "Gemini distrusts this folder": f'add "{os.path.realpath(repo)}": "TRUST_FOLDER" to {gemini / "trustedFolders.json"}',
+        f"hooksConfig.disabled in {settings_path} turns off entire-google-gemini-after-agent": (
+            f"remove entire-google-gemini-after-agent from hooksConfig.disabled in {settings_path}"
+        ),
+        f"user settings {settings_path}": f"in {settings_path}, move hooks.enabled under hooksConfig (hooksConfig.enabled)",
+    }
+    assert any(c.status == "WARN" and "has not seen our project hooks" in c.what for c in report.checks)
 
 
 @pytest.mark.parametrize(
     ("reported", "status", "text"),
     [
-        ("0.37.0", "FAIL", "Gemini CLI 0.37.0 is older than the supported window; supported: {window}; "
-                           "upgrade: `npm install -g @google/gemini-cli@{newest}`"),
-        ("0.50.1", "ok", "Gemini CLI 0.50.1; supported: {window}"),
-        ("0.70.0-nightly.20270101", "warn", "Gemini CLI 0.70.0 is newer than the newest tested version; "
-                                            "supported: {window}"),
-        ("no version here", "warn", "`{gemini} --version` printed no version (exit 0); supported: {window}"),
+        ("0.37.0", "FAIL", "Gemini CLI 0.37.0 at {gemini} is older than {oldest} (supported: {window})"),
+        ("0.50.1", "ok", "Gemini CLI 0.50.1 at {gemini} (supported: {window})"),
+        ("0.70.0-nightly.20270101", "WARN", "Gemini CLI 0.70.0 at {gemini} is newer than the newest tested version "
+                                            "(supported: {window})"),
+        ("no version here", "WARN", "`{gemini} --version` printed no version (exit 0); supported: {window}"),
     ],
 )  # fmt: skip
 def test_doctor_checks_the_version_against_the_window(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path], reported: str, status: str, text: str
 ) -> None:
     agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI_VERSION=reported)
-    report = doctor.Report()
+    report = Report("t")
     doctor.check_version(report, agent.env)
     gemini = str(fake_gemini[0] / "gemini")
-    assert report.lines == [
-        (status, text.format(window=WINDOW.describe(), newest=WINDOW.newest, gemini=gemini))
-    ]
+    window = f"{WINDOW.oldest} to {WINDOW.newest}"
+    [check] = report.checks
+    assert (check.status, check.what) == (
+        status,
+        text.format(window=window, oldest=WINDOW.oldest, gemini=gemini),
+    )
+
+
+def test_doctor_without_gemini_fails_with_the_install_command(repo: Path, home: Path, tmp_path: Path) -> None:
+    agent = make_agent(repo, home, tmp_path / "empty-bin")
+    report = Report("t")
+    doctor.check_version(report, agent.env)
+    [check] = report.checks
+    assert (check.status, check.fix) == ("FAIL", f"`npm install -g @google/gemini-cli@{WINDOW.newest}`")
 
 
 def test_install_refuses_a_gemini_older_than_the_window(
@@ -169,6 +214,7 @@ def test_doctor_reports_unparseable_settings(repo: Path, home: Path, fake_gemini
     (repo / ".gemini/settings.json").write_text('{"hooks": {')
     got = statuses(doctor.diagnose(agent, with_version=False))
     assert any(s == "FAIL" and t.startswith("project settings: cannot parse") for t, s in got.items())
+    assert got[f"Entire's hooks (not checked: {repo / '.gemini/settings.json'} does not parse)"] == "skip"
 
 
 def test_doctor_command_exit_status(
@@ -177,6 +223,7 @@ def test_doctor_command_exit_status(
     agent = make_agent(repo, home, fake_gemini[0], GEMINI_CLI_TRUST_WORKSPACE="true")
     assert doctor.run(agent, []) == 1
     agent.install_hooks()
-    assert doctor.run(agent, []) == 0
+    assert doctor.run(agent, []) == 0  # the warning about fingerprints does not fail
     out = capsys.readouterr().out
-    assert "folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
+    assert "ok    folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
+    assert out.splitlines()[-1] == "result: 1 warning, 5 ok"

@@ -218,11 +218,25 @@ def load_yaml(path: str, text: str) -> dict[str, Any]:
     return value  # pyright: ignore[reportUnknownVariableType]
 
 
+def user_keys(path: str, text: str) -> list[str]:
+    """Our keys (``notifications``, ``notifications-command``) the user sets outside our block.
+
+    Install refuses while there are any: ours and the user's would fight over the one command.
+    """
+    from entire_core.config.textblock import TextBlockDocument
+
+    return _keys_in(path, TextBlockDocument(path, True, text, BEGIN, END).text_outside)
+
+
+def _keys_in(path: str, outside: str) -> list[str]:
+    user = load_yaml(path, outside)
+    return [key for key in OUR_KEYS if key in user]
+
+
 def _refuse_user_keys(path: str, outside: str) -> None:
     from entire_core.errors import ConfigError
 
-    user = load_yaml(path, outside)
-    taken = [key for key in OUR_KEYS if key in user]
+    taken = _keys_in(path, outside)
     if taken:
         keys = " and ".join(f"'{key}'" for key in taken)
         raise ConfigError(

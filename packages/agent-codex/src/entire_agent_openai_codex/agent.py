@@ -58,7 +58,7 @@ class OpenAICodexAgent(
             "entire_agent_openai_codex.doctor:doctor", "report whether Codex runs Entire's hooks here"
         ),
         "trust": Command(
-            "entire_agent_openai_codex.doctor:trust_command",
+            "entire_agent_openai_codex.trust:trust_command",
             "trust Entire's hooks in Codex's config.toml",
             flags={
                 "--project": "also mark this repository a trusted project (Codex ignores .codex/ otherwise)",

@@ -5,7 +5,8 @@ Codex runs a project hook only when (1) the project is trusted (``[projects."<ro
 hook itself is trusted: ``[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]`` holds
 ``trusted_hash``, the sha256 of the hook's normalized identity, and the hook is not ``enabled = false``.
 A hook whose command or timeout changed since it was trusted is "modified" and skipped again. All of
-this is silent in ``codex exec``, hence ``doctor``.
+this is silent in ``codex exec``, hence ``doctor``. The ``trust`` command writes the entries, and only
+when asked.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
+
+    from entire_core.agent import Agent
 
 DEFAULT_TIMEOUT_SECONDS = 600
 """The timeout Codex gives a handler that names none; it is part of the hashed identity."""
@@ -294,3 +297,94 @@ def _table(container: Any, name: str, *, header: bool = True) -> Any:
         table = tomlkit.table(is_super_table=not header)
         container[name] = table
     return table
+
+
+# -- reading the two files, for doctor and for the trust command ----------------------------------------
+
+
+def read_config(path: str) -> tuple[dict[str, Any], str]:
+    """The user's parsed config.toml (empty when absent), and why it could not be read."""
+    from entire_core.config.toml import parse_toml_text
+    from entire_core.errors import ConfigError
+
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return {}, ""
+    except OSError as exc:
+        return {}, f"cannot read {path}: {exc.strerror}"
+    try:
+        return parse_toml_text(text), ""
+    except ConfigError as exc:
+        return {}, f"{path} does not parse ({exc}): Codex refuses to start until it is fixed"
+
+
+def read_hooks(path: str) -> tuple[dict[str, Any] | None, str]:
+    """The ``hooks`` object of the repository's hooks.json (None when absent), and what is wrong with it."""
+    from entire_core.config.json import parse_json_text
+    from entire_core.errors import ConfigError
+
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None, ""
+    try:
+        return hooks.check_shape(parse_json_text(text, comments=False), path), ""
+    except ConfigError as exc:
+        message = str(exc)
+        if message.startswith(path):
+            return None, message
+        return None, f"{path} does not parse ({exc}): Codex ignores the whole file, your own hooks too"
+
+
+# -- the trust command ----------------------------------------------------------------------------------
+
+PROGRAM = "entire-agent-openai-codex"
+
+
+def trust_command(agent: Agent, argv: list[str]) -> int:
+    """Write trust entries for our installed hooks (and with ``--project``, the project) into config.toml.
+
+    The only code that writes the user's config.toml, and only when asked. The dispatcher has already
+    refused flags other than ``--project`` and ``--remove``.
+    """
+    import sys
+
+    from entire_core.errors import ConfigError
+
+    from entire_agent_openai_codex import home
+
+    if "--remove" in argv and "--project" in argv:
+        print(f"{PROGRAM} trust: --remove leaves project trust alone; drop --project", file=sys.stderr)
+        return 2
+    root = agent.repo_root
+    hooks_path = os.path.join(root, hooks.HOOKS_FILE)
+    config_path = os.path.join(home.codex_home(agent.env), "config.toml")
+    events, problem = read_hooks(hooks_path)
+    if "--remove" in argv:
+        removed = remove_trust(config_path, hooks_path, events or {}, agent.name)
+        print(f"Removed {len(removed)} trust entries of Entire's hooks from {config_path}")
+        return 0
+    if problem or events is None:
+        raise ConfigError(
+            problem
+            or f"{hooks_path} does not exist: install the hooks first (`entire enable --agent openai-codex`)"
+        )
+    if not our_handlers(events, agent.name):
+        raise ConfigError(
+            f"{hooks_path} holds no Entire hooks: install them first (`entire enable --agent openai-codex`)"
+        )
+    keys = write_trust(
+        config_path, hooks_path, events, agent.name, project_root=root if "--project" in argv else ""
+    )
+    print(f"Trusted {len(keys)} Entire hooks in {config_path}:")
+    for key in keys:
+        print(f"  {key}")
+    config, _ = read_config(config_path)
+    if project_trust(config, root) != "trusted":
+        print(
+            f"\nThe project itself is not trusted, so Codex still ignores .codex/: run `{PROGRAM} trust --project`."
+        )
+    return 0

@@ -117,13 +117,14 @@ def test_doctor_reports_trust_before_and_after_trust(outcome: dict[str, Any]) ->
     assert outcome["enable"] == 8
     before, after = outcome["doctor_before"], outcome["doctor_after"]
     assert before["code"] == 1
-    assert "the project is not trusted" in before["stdout"]
-    assert before["stdout"].count("untrusted, so Codex skips it") == 8
-    assert "entire-agent-openai-codex trust" in before["stdout"]
+    assert "FAIL  the project is not trusted" in before["stdout"]
+    untrusted = next(ln for ln in before["stdout"].splitlines() if ln.startswith("FAIL  untrusted, so Codex"))
+    assert len(untrusted.split(": ", 1)[1].split(", ")) == 8
+    assert "fix: `entire-agent-openai-codex trust" in before["stdout"]
     assert outcome["trust"]["code"] == 0
     assert after["code"] == 0, after["stdout"]
-    assert after["stdout"].count("[ok] trusted") == 8
-    assert "[!!]" not in after["stdout"]
+    assert "ok    8 Entire hooks trusted: " in after["stdout"]
+    assert "FAIL" not in after["stdout"]
 
 
 def test_trust_keeps_the_commented_config_bytes(outcome: dict[str, Any]) -> None:
@@ -263,8 +264,5 @@ def test_doctor_names_the_window_below_it(tmp_path: Path) -> None:
     done = subprocess.run(["entire-agent-openai-codex", "doctor"], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
-    assert (
-        f"  [!!] Codex CLI {BELOW_WINDOW} is older than the supported window; supported: {WINDOW.describe()}"
-        in (done.stdout)
-    )
-    assert f"upgrade Codex: `npm install -g @openai/codex@{WINDOW.newest}`" in done.stdout
+    assert f"FAIL  Codex CLI {BELOW_WINDOW} at {codex} is older than {WINDOW.oldest} " in done.stdout
+    assert f"      fix: `npm install -g @openai/codex@{WINDOW.newest}`" in done.stdout

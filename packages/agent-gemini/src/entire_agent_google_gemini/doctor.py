@@ -1,17 +1,17 @@
 """``entire-agent-google-gemini doctor``: why would Gemini CLI not run our hooks in this repository?
 
-Checks, each printed as ``ok``, ``warn`` or ``FAIL``: the Gemini version against the support window
+Checks, reported through ``entire_core.doctor``: the Gemini version against the support window
 (``versions.WINDOW``; older fails, newer than the newest tested one warns), that every settings layer
 parses, that our hooks are installed and enabled (``hooksConfig``, ``hooksConfig.disabled``, the stale
 ``hooks.enabled`` Gemini 0.33+ rejects), whether Gemini has fingerprinted our project hooks in
 ``trusted_hooks.json`` (new or changed ones make it warn), and folder trust (an untrusted folder's
-``.gemini/settings.json`` is ignored, hooks included). Exit status 1 when something fails.
+``.gemini/settings.json`` is ignored, hooks included). A check that needs our hooks is skipped, never
+passed, when they are not installed.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 from entire_core.jsonvalues import obj, strings
 
@@ -22,48 +22,21 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.doctor import Report
 
     from entire_agent_google_gemini.agent import GeminiAgent
 
-OK, WARN, FAIL = "ok", "warn", "FAIL"
-
-
-class Report:
-    """Collects the results of the checks."""
-
-    def __init__(self) -> None:
-        self.lines: list[tuple[str, str]] = []
-
-    def add(self, status: str, text: str) -> None:
-        self.lines.append((status, text))
-
-    @property
-    def failed(self) -> bool:
-        return any(status == FAIL for status, _ in self.lines)
-
-    def render(self) -> str:
-        return "".join(f"{status:<4}  {text}\n" for status, text in self.lines)
+PROGRAM = "entire-agent-google-gemini"
+ENABLE = "`entire enable --agent google-gemini`"
 
 
 def check_version(report: Report, env: Any) -> None:
     """The installed Gemini CLI against the support window: older fails, newer is a warning."""
-    from entire_core.versions import probe
+    from entire_core import doctor
 
-    from entire_agent_google_gemini import textgen
     from entire_agent_google_gemini.versions import WINDOW
 
-    try:
-        gemini = textgen.find_gemini(env)
-    except Exception as exc:
-        report.add(WARN, f"{exc} (supported: {WINDOW.describe()})")
-        return
-    reported, problem = probe(gemini, {**env, "GEMINI_CLI_NO_RELAUNCH": "true"})
-    if problem:
-        report.add(WARN, f"{problem}; supported: {WINDOW.describe()}")
-        return
-    verdict = WINDOW.verdict(reported)
-    status = {"supported": OK, "older": FAIL}.get(verdict.status, WARN)
-    report.add(status, verdict.message)
+    doctor.check_version(report, WINDOW, "gemini", {**env, "GEMINI_CLI_NO_RELAUNCH": "true"})
 
 
 def _layers(agent: GeminiAgent) -> list[tuple[str, str]]:
@@ -81,24 +54,30 @@ def check_settings(report: Report, agent: GeminiAgent) -> dict[str, dict[str, An
     from entire_core.errors import ConfigError
 
     parsed: dict[str, dict[str, Any]] = {}
-    failures = len([s for s, _ in report.lines if s == FAIL])
+    failed = False
     for layer, path in _layers(agent):
         try:
             value = settings.read_settings(path)
         except ConfigError as exc:
-            report.add(FAIL, f"{layer} settings: {exc}")
+            report.fail(
+                f"{layer} settings: {exc}", f"edit {path} until it is valid JSON (Gemini refuses it too)"
+            )
+            failed = True
             continue
         if value is None:
             continue
         parsed[layer] = value
         stale = sorted(k for k, v in obj(value.get("hooks")).items() if not isinstance(v, list))
         if stale:
-            report.add(FAIL, f"{layer} settings {path}: hooks.{', hooks.'.join(stale)} is not an event list; "
-                             "Gemini 0.33+ rejects the file (run install-hooks to fix the project file)")  # fmt: skip
-    if len([s for s, _ in report.lines if s == FAIL]) == failures:
-        report.add(
-            OK, "settings files parse (" + ", ".join(parsed) + ")" if parsed else "no settings files yet"
-        )
+            keys = ", ".join(f"hooks.{k}" for k in stale)
+            fix = (f"`{PROGRAM} install-hooks --force` (it drops them)" if layer == "project" else
+                   f"in {path}, move {keys} under hooksConfig (" + ", ".join(f"hooksConfig.{k}" for k in stale) + ")")  # fmt: skip
+            report.fail(
+                f"{layer} settings {path}: {keys} is not an event list; Gemini 0.33+ rejects the file", fix
+            )
+            failed = True
+    if not failed:
+        report.ok("settings files parse (" + ", ".join(parsed) + ")" if parsed else "no settings files yet")
     return parsed
 
 
@@ -109,37 +88,56 @@ def _get(layer: dict[str, Any], *keys: str) -> object:
     return value
 
 
-def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, Any]]) -> None:
+def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, Any]]) -> bool:
+    """Our hooks in the project settings, and whether Gemini runs them; True when they are installed."""
     from entire_core.errors import ConfigError
 
+    project = paths.project_settings(agent.repo_root)
     try:
         present = settings.installed(agent.repo_root)
     except ConfigError:
-        return  # already reported as a parse failure
-    wanted = settings.wanted()
-    missing = [event for event, group in wanted.items() if present.get(event) != group["hooks"]]
+        report.skip("Entire's hooks", f"{project} does not parse")
+        return False
+    switched_off = [(name, path) for name, path in _layers(agent)
+                    if _get(layers.get(name, {}), "hooksConfig", "enabled") is False]  # fmt: skip
+    missing = [event for event, group in settings.wanted().items() if present.get(event) != group["hooks"]]
     if not present:
-        report.add(FAIL, "hooks are not installed (run: entire enable --agent google-gemini)")
-    elif missing:
-        report.add(FAIL, f"hooks missing or changed for {', '.join(missing)} (run install-hooks --force)")
+        fix = ENABLE
+        if any(name == "project" for name, _ in switched_off):
+            # install-hooks refuses a project file that turns hooks off: the user decides first.
+            fix = (
+                f'set "hooksConfig": {{"enabled": true}} in {project} (your own hooks run too), then {ENABLE}'
+            )
+        report.fail(f"Entire's hooks are not installed in {project}", fix)
+        report.skip("hooks enabled", "Entire's hooks are not installed")
+        return False
+    if missing:
+        report.fail(
+            f"Entire's hooks missing or changed for {', '.join(missing)}",
+            f"`{PROGRAM} install-hooks --force`",
+        )
     else:
-        report.add(OK, f"hooks installed in {paths.project_settings(agent.repo_root)}")
+        report.ok(f"hooks installed in {project}")
     enabled = True
     for name in ("user", "project", "system"):
         flag = _get(layers.get(name, {}), "hooksConfig", "enabled")
         if isinstance(flag, bool):
             enabled = flag
     if not enabled:
-        report.add(FAIL, "hooksConfig.enabled is false: Gemini runs no hooks at all")
-    disabled: set[str] = set()
-    for layer in layers.values():
-        names = obj(layer.get("hooksConfig")).get("disabled")
-        disabled |= set(strings(names))
-    ours = sorted(disabled & {settings.NAME_PREFIX + hook for hook in settings.EVENTS})
-    if ours:
-        report.add(FAIL, f"hooksConfig.disabled turns off {', '.join(ours)}")
-    elif enabled:
-        report.add(OK, "hooks are enabled")
+        where = switched_off[-1][1] if switched_off else "your settings"
+        report.fail("hooksConfig.enabled is false: Gemini runs no hooks at all",
+                    f'set "hooksConfig": {{"enabled": true}} in {where} (your own hooks run too)')  # fmt: skip
+    ours = {settings.NAME_PREFIX + hook for hook in settings.EVENTS}
+    turned_off: list[str] = []
+    for name, path in _layers(agent):
+        names = sorted(set(strings(obj(layers.get(name, {}).get("hooksConfig")).get("disabled"))) & ours)
+        if names:
+            turned_off += names
+            report.fail(f"hooksConfig.disabled in {path} turns off {', '.join(names)}",
+                        f"remove {', '.join(names)} from hooksConfig.disabled in {path}")  # fmt: skip
+    if enabled and not turned_off:
+        report.ok("hooks are enabled")
+    return True
 
 
 def _trusted_keys(agent: GeminiAgent) -> tuple[set[str], bool]:
@@ -165,23 +163,26 @@ def check_fingerprints(report: Report, agent: GeminiAgent) -> None:
     keys, found = _trusted_keys(agent)
     ours = [f"{h['name']}:{h['command']}" for h in (settings.handler(hook) for hook in settings.EVENTS)]
     unknown = [k.split(":", 1)[0] for k in ours if k not in keys]
+    note = "harmless: Gemini's next start warns once that project hooks are new or changed, then records them"
     if not unknown:
-        report.add(OK, "Gemini has fingerprinted our project hooks (trusted_hooks.json)")
+        report.ok("Gemini has fingerprinted our project hooks (trusted_hooks.json)")
     elif not found or len(unknown) == len(ours):
-        report.add(WARN, "Gemini has not seen our project hooks yet; its next start warns once "
-                         "that new project hooks were detected, then records them")  # fmt: skip
+        report.warn("Gemini has not seen our project hooks yet", note=note)
     else:
-        report.add(WARN, f"Gemini has not fingerprinted {', '.join(unknown)}; its next start warns once")
+        report.warn(f"Gemini has not fingerprinted {', '.join(unknown)}", note=note)
+
+
+def _trust_file(agent: GeminiAgent) -> str:
+    return agent.env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or os.path.join(
+        agent.gemini_home(), "trustedFolders.json"
+    )
 
 
 def _trust_rules(agent: GeminiAgent) -> dict[str, str]:
-    path = agent.env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or os.path.join(
-        agent.gemini_home(), "trustedFolders.json"
-    )
     from entire_core.errors import ConfigError
 
     try:
-        data = settings.read_settings(path)
+        data = settings.read_settings(_trust_file(agent))
     except ConfigError:
         return {}
     return {k: str(v) for k, v in (data or {}).items()}
@@ -204,10 +205,14 @@ def folder_trusted(agent: GeminiAgent, rules: dict[str, str]) -> bool | None:
 
 
 def check_folder_trust(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, Any]]) -> None:
+    """Gemini reads ``.gemini/settings.json``, our hooks included, only in a trusted folder."""
     override = agent.env.get("GEMINI_CLI_TRUST_WORKSPACE", "")
-    if override in ("true", "false"):
-        status = OK if override == "true" else FAIL
-        report.add(status, f"folder trust forced by GEMINI_CLI_TRUST_WORKSPACE={override}")
+    if override == "true":
+        report.ok("folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true")
+        return
+    if override == "false":
+        report.fail("folder trust refused by GEMINI_CLI_TRUST_WORKSPACE=false: Gemini ignores our hooks",
+                    "unset GEMINI_CLI_TRUST_WORKSPACE (or set it to true)")  # fmt: skip
         return
     enabled = True
     for name in ("user", "system"):
@@ -215,26 +220,34 @@ def check_folder_trust(report: Report, agent: GeminiAgent, layers: dict[str, dic
         if isinstance(flag, bool):
             enabled = flag
     if not enabled:
-        report.add(OK, "folder trust is off: Gemini reads the project settings")
+        report.ok("folder trust is off: Gemini reads the project settings")
         return
+    trust_edit = f'add "{os.path.realpath(agent.repo_root)}": "TRUST_FOLDER" to {_trust_file(agent)}'
     verdict = folder_trusted(agent, _trust_rules(agent))
     if verdict is True:
-        report.add(OK, "this folder is trusted in Gemini")
+        report.ok("this folder is trusted in Gemini")
     elif verdict is False:
-        report.add(FAIL, "Gemini distrusts this folder: it ignores .gemini/settings.json and our hooks")
+        report.fail(
+            "Gemini distrusts this folder: it ignores .gemini/settings.json and our hooks", trust_edit
+        )
     else:
-        report.add(WARN, "Gemini has no trust decision for this folder; until you trust it, Gemini ignores "
-                         ".gemini/settings.json and our hooks (headless runs stop unless --skip-trust)")  # fmt: skip
+        report.warn("Gemini has no trust decision for this folder; until you trust it, Gemini ignores "
+                    ".gemini/settings.json and our hooks (headless runs stop unless --skip-trust)",
+                    f"accept Gemini's trust prompt at its next start here, or {trust_edit}")  # fmt: skip
 
 
 def diagnose(agent: GeminiAgent, *, with_version: bool = True) -> Report:
     """Run every check against the agent's repository and environment."""
-    report = Report()
+    from entire_core.doctor import Report
+
+    report = Report.for_agent(agent)
     if with_version:
         check_version(report, agent.env)
     layers = check_settings(report, agent)
-    check_hooks(report, agent, layers)
-    check_fingerprints(report, agent)
+    if check_hooks(report, agent, layers):
+        check_fingerprints(report, agent)
+    else:
+        report.skip("Gemini's fingerprints of our hooks", "Entire's hooks are not installed")
     check_folder_trust(report, agent, layers)
     return report
 
@@ -244,9 +257,4 @@ def run(agent: Agent, argv: list[str]) -> int:
     from entire_agent_google_gemini.agent import GeminiAgent
 
     assert isinstance(agent, GeminiAgent)
-    if argv and argv[0] in ("-h", "--help"):
-        sys.stdout.write(__doc__ or "")
-        return 0
-    report = diagnose(agent)
-    sys.stdout.write(f"Gemini CLI hooks for Entire in {agent.repo_root}\n" + report.render())
-    return 1 if report.failed else 0
+    return diagnose(agent).print()

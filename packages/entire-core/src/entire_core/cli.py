@@ -489,10 +489,19 @@ def _run_human_command(agent_cls: type[Agent], command: object, args: list[str])
     from entire_core.agent import Command
 
     assert isinstance(command, Command)
+    name = next(n for n, c in agent_cls.commands.items() if c is command)
     if args[:1] in (["--help"], ["-h"], ["-help"]):
-        name = next(n for n, c in agent_cls.commands.items() if c is command)
         sys.stdout.write(command.usage(_program(agent_cls), name))
         return 0
+    if not command.args:
+        # A command without free arguments takes only the flags it declares ("--aider PATH" takes a value).
+        kinds = {flag.split()[0].lstrip("-"): STR if " " in flag else BOOL for flag in command.flags}
+        try:
+            parse_flags(args, kinds)
+        except UsageError as exc:
+            program = _program(agent_cls)
+            _print_error(f"{program} {name}: {exc} (see '{program} {name} --help')")
+            return 2
     try:
         result = _load(command.target)(agent_cls(), args)
     except KeyboardInterrupt:

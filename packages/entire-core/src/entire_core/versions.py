@@ -1,8 +1,10 @@
 """An agent's support window: the versions of the agent a plugin is tested against, in one place.
 
-Each agent package declares one ``WINDOW`` in its ``versions.py``; ``doctor`` checks the installed
-version against it, the end-to-end tests are parametrized over ``WINDOW.versions()``, and the README's
-"Supported versions" table is ``WINDOW.markdown_table()`` (a test holds them equal). Nothing here is
+Each agent package declares one ``WINDOW`` in its ``versions.py``. ``installed_version`` is the one
+probe of the installed agent (``<program> --version`` placed in the window): ``doctor`` reports it and
+``install-hooks`` refuses a version below the window. The end-to-end tests are parametrized over
+``WINDOW.versions()``, and the README's "Supported versions" table is ``WINDOW.markdown_table()`` (a
+test holds them equal). Nothing here is
 agent-specific and nothing heavy is imported.
 """
 
@@ -151,6 +153,39 @@ def probe(binary: str, env: Mapping[str, str], *, timeout: float = 30) -> tuple[
     return lines[-1], ""
 
 
+@dataclass(frozen=True)
+class Installed:
+    """What is installed of an agent: where its binary is and where its version falls in the window."""
+
+    program: str
+    """The name looked up on PATH (``"codex"``)."""
+    binary: str | None
+    """The executable found on PATH, or None when there is none."""
+    verdict: Verdict | None
+    """Where the reported version falls in the window; None when no version could be read."""
+    problem: str
+    """Why there is no verdict (not on PATH, ``--version`` failed or printed none); empty otherwise."""
+
+
+def installed_version(
+    window: SupportWindow, program: str, env: Mapping[str, str], *, timeout: float = 30
+) -> Installed:
+    """Find ``program`` on the environment's PATH, run ``program --version`` and place it in ``window``.
+
+    The one version probe of every agent: ``doctor`` reports it, ``install-hooks`` refuses below the window.
+    """
+    import os
+    import shutil
+
+    binary = shutil.which(program, path=env.get("PATH", os.defpath))
+    if binary is None:
+        return Installed(program, None, None, f"{program} is not on PATH")
+    reported, problem = probe(binary, env, timeout=timeout)
+    if problem:
+        return Installed(program, binary, None, problem)
+    return Installed(program, binary, window.verdict(reported), "")
+
+
 def refuse_older(window: SupportWindow, program: str, env: Mapping[str, str]) -> None:
     """Raise AgentError when ``program`` on the environment's PATH reports a version below ``window``.
 
@@ -159,17 +194,8 @@ def refuse_older(window: SupportWindow, program: str, env: Mapping[str, str]) ->
     A missing program, or one that reports no version, is no reason to refuse: the agent may be
     installed later, or elsewhere.
     """
-    import os
-    import shutil
-
-    binary = shutil.which(program, path=env.get("PATH", os.defpath))
-    if binary is None:
-        return
-    reported, problem = probe(binary, env)
-    if problem:
-        return
-    verdict = window.verdict(reported)
-    if not verdict.supported:
+    verdict = installed_version(window, program, env).verdict
+    if verdict is not None and not verdict.supported:
         from entire_core.errors import AgentError
 
         raise AgentError(f"hooks not installed: {verdict.message}")

@@ -196,6 +196,29 @@ def assert_one_line_error(result: Result) -> None:
     assert len(text.strip().splitlines()) == 1, f"more than one line on stderr: {result!r}"
 
 
+def check_doctor_report(result: Result, agent_name: str) -> None:
+    """``doctor`` printed core's report (``entire_core.doctor``): its forms only, a fix under each failure."""
+    from itertools import pairwise
+
+    from entire_core.doctor import FAIL, LINE_FORMS, WARN
+
+    assert result.code in (0, 1), f"doctor exits 0 or 1: {result!r}"
+    assert result.stderr == b"", f"doctor wrote to stderr: {result!r}"
+    lines = result.text.splitlines()
+    assert len(lines) >= 2, f"doctor printed no report: {result!r}"
+    odd = [line for line in lines if not LINE_FORMS.fullmatch(line)]
+    assert not odd, f"doctor lines outside the report's forms: {odd}"
+    assert lines[0].startswith(f"entire-agent-{agent_name} doctor: "), lines[0]
+    assert lines[-1].startswith("result: ") and not any(ln.startswith("result: ") for ln in lines[:-1])
+    for above, line in pairwise(lines):
+        if above.startswith(FAIL):
+            assert line.lstrip().startswith("fix: "), f"no fix under {above!r}"
+        if line.lstrip().startswith("fix: "):
+            assert above.startswith((FAIL, WARN)), f"a fix under {above!r}"
+    failed = any(line.startswith(FAIL) for line in lines)
+    assert result.code == (1 if failed else 0), f"exit {result.code} with failed={failed}: {result!r}"
+
+
 def check_answer(subcommand: str, stdout: bytes) -> Any:
     """Validate a successful answer the way Go's decoder and our pydantic models see it; return it decoded."""
     from entire_core.protocol import ANSWER_MODELS
@@ -517,6 +540,22 @@ class AgentContract:
     def test_base64_is_standard_alphabet(self, env: Env) -> None:
         chunks = env.call("chunk-transcript", "--max-size", "100", stdin=b"\xfb\xff\xfe\x3e\x3f")["chunks"]
         assert chunks == ["+//+Pj8="]
+
+    # -- doctor ---------------------------------------------------------------------------------------------
+
+    def test_doctor_report(self, env: Env) -> None:
+        assert "doctor" in self.agent_cls.commands, "every agent has a doctor on entire_core.doctor"
+        fresh = env.raw("doctor")
+        check_doctor_report(fresh, self.agent_cls.name)
+        if self._has("hooks"):
+            assert fresh.code == 1, f"doctor passes in a repository without Entire's hooks: {fresh!r}"
+            env.call("install-hooks")
+            check_doctor_report(env.raw("doctor"), self.agent_cls.name)
+
+    def test_doctor_refuses_unknown_flags_and_arguments(self, env: Env) -> None:
+        for args in (["--no-such-flag"], ["--no-such-flag=1"], ["extra"]):
+            result = env.fails("doctor", *args)
+            assert result.code == 2, f"doctor {args}: {result!r}"
 
     # -- hooks ----------------------------------------------------------------------------------------------
 

@@ -98,7 +98,7 @@ class SampleAgent(
     caller_env_vars = ("SAMPLE_AGENT",)
     session_file_suffix = ".jsonl"
     hook_names = tuple(HOOK_EVENTS)
-    commands = {"doctor": Command("entire_core.testing.sample_agent:doctor", "report the hook state")}
+    commands = {"doctor": Command("entire_core.testing.sample_agent:doctor", "check the hooks here")}
 
     def detect(self) -> bool:
         return os.path.isdir(os.path.join(self.repo_root, ".sample"))
@@ -287,10 +287,17 @@ class ViewedSampleAgent(SampleAgent):
 
 
 def doctor(agent: Agent, argv: list[str]) -> int:
-    """Print whether the sample hooks are installed (a human command)."""
+    """The sample's doctor, on core's report model: are the hooks installed?"""
+    from entire_core.doctor import Report
+
     assert isinstance(agent, SampleAgent)
-    print(f"hooks installed: {'yes' if agent.are_hooks_installed() else 'no'}")
-    return 0
+    report = Report.for_agent(agent)
+    path = os.path.join(agent.repo_root, HOOKS_FILE)
+    if agent.are_hooks_installed():
+        report.ok(f"hooks installed in {path}")
+    else:
+        report.fail(f"hooks are not installed in {path}", f"`entire enable --agent {agent.name}`")
+    return report.print()
 
 
 def main() -> int:

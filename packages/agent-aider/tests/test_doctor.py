@@ -1,0 +1,99 @@
+"""doctor's fixes are the ones that work: following each one makes its check pass."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from entire_agent_aider import doctor, hooks
+from entire_agent_aider.agent import AiderAgent
+from entire_agent_aider.versions import WINDOW
+from entire_core.errors import ConfigError
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> AiderAgent:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, body in (("aider", f"echo 'aider {WINDOW.newest}'"), ("entire", "exit 0"),
+                       ("entire-agent-aider", "exit 0")):  # fmt: skip
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    env = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(tmp_path / "home"), "PATH": str(bin_dir)}
+    return AiderAgent(env=env, cwd=str(repo))
+
+
+def failures(agent: AiderAgent) -> dict[str, str | None]:
+    return {c.what: c.fix for c in doctor.diagnose(agent).checks if c.status == "FAIL"}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_a_ready_repository_passes(agent: AiderAgent) -> None:
+    agent.install_hooks()
+    report = doctor.diagnose(agent)
+    assert (report.exit_code, report.summary()) == (0, "result: 6 ok"), report.render()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_without_the_block_the_fix_is_enable(agent: AiderAgent) -> None:
+    conf = hooks.conf_path(agent.repo_root)
+    assert failures(agent) == {
+        f"Entire's block is not in {conf}": (
+            "`entire enable --agent aider` (or start Aider with `entire-agent-aider run -- ...`)"
+        )
+    }
+    agent.install_hooks()  # what `entire enable` runs
+    assert failures(agent) == {}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+@pytest.mark.parametrize("installed_first", [False, True])
+def test_a_users_notification_command_gets_the_edit_that_install_needs(
+    agent: AiderAgent, installed_first: bool
+) -> None:
+    """enable refuses a config that sets our keys, so the fix is removing them, not running enable."""
+    conf = Path(hooks.conf_path(agent.repo_root))
+    if installed_first:
+        agent.install_hooks()
+    conf.write_text(
+        "notifications-command: say done\nmodel: x\n" + (conf.read_text() if installed_first else "")
+    )
+    [(what, fix)] = failures(agent).items()
+    assert (
+        what
+        == f"{conf} sets 'notifications-command' outside Entire's block, so Aider runs your command, not Entire's"
+    )
+    assert fix is not None and fix.startswith(
+        f"remove 'notifications-command' from {conf} outside Entire's block"
+    )
+    assert ("entire enable" in fix) is not installed_first
+    if not installed_first:
+        with pytest.raises(ConfigError, match="already sets 'notifications-command'"):
+            agent.install_hooks()  # `entire enable` alone would fail here
+    conf.write_text(conf.read_text().replace("notifications-command: say done\n", ""))  # the fix
+    if not installed_first:
+        agent.install_hooks()
+    assert failures(agent) == {}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_an_edited_block_is_reinstalled_and_overrides_are_named(agent: AiderAgent) -> None:
+    agent.install_hooks()
+    conf = Path(hooks.conf_path(agent.repo_root))
+    conf.write_text(conf.read_text().replace("notifications: true", "notifications: false"))
+    dotenv = Path(agent.repo_root, ".env")
+    dotenv.write_text("AIDER_NOTIFICATIONS=false\n")
+    assert failures(agent) == {
+        f"Entire's block in {conf} was edited: Aider would not run Entire's command": (
+            "`entire-agent-aider install-hooks --force`"
+        ),
+        f"{dotenv} sets AIDER_NOTIFICATIONS, which overrides .aider.conf.yml": (
+            f"remove the AIDER_NOTIFICATIONS line from {dotenv}"
+        ),
+    }
+    agent.install_hooks(force=True)
+    dotenv.unlink()
+    assert failures(agent) == {}
