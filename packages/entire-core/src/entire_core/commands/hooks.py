@@ -9,7 +9,7 @@ from entire_core.errors import UsageError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
-    from entire_core.cli import Flags
+    from entire_core.cli_flags import Flags
 
 NO_EVENT = b"null\n"
 """The CLI needs the literal ``null`` for "no event"; empty stdout is an error there."""

@@ -19,7 +19,7 @@ from entire_core.errors import AgentError, InvalidInput
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
-    from entire_core.cli import Flags
+    from entire_core.cli_flags import Flags
     from entire_core.views import Frame
 
 
