@@ -1,6 +1,10 @@
 """Whole-process timings of plugin subcommands, against bare interpreter start-up in the same run.
 
+    uv run python tools/bench/bench.py wheels [--runs 31]
     uv run python tools/bench/bench.py subcommands [--runs 31]
+
+``wheels`` measures what users run: every agent installed from its wheel, with compiled bytecode, in a
+fresh virtual environment; its baseline is that environment's own ``python -c pass``.
 
 Every subcommand of the core's sample agent runs as the Entire CLI runs it: a fresh process of a
 console-script launcher with the protocol's environment. The baseline, ``python -c pass`` from the
