@@ -61,19 +61,16 @@ _SESSION_EVENTS = frozenset([1, 2, 3, 4, 5])
 """SessionStart to SessionEnd: events on the session's own transcript, which the CLI records (not a subagent's)."""
 
 
-def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+def install_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it."""
-    assert isinstance(agent, HookSupport)
     return {"hooks_installed": int(agent.install_hooks(force=flags.bool_("force")))}
 
 
-def uninstall_hooks(agent: Agent, flags: Flags, stdin: bytes) -> None:
+def uninstall_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> None:
     """Remove our hooks."""
-    assert isinstance(agent, HookSupport)
     agent.uninstall_hooks()
 
 
-def are_hooks_installed(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+def are_hooks_installed(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Whether our hooks are installed."""
-    assert isinstance(agent, HookSupport)
     return {"installed": bool(agent.are_hooks_installed())}

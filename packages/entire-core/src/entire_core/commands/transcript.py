@@ -5,9 +5,8 @@ from __future__ import annotations
 import binascii
 import os
 
-from entire_core import validate
+from entire_core import MAX_TRANSCRIPT_BYTES, validate
 from entire_core.agent import (
-    MAX_TRANSCRIPT_BYTES,
     SubagentAwareExtractor,
     TokenCalculator,
     TranscriptAnalyzer,
