@@ -296,13 +296,11 @@ class View:
     # -- metadata ----------------------------------------------------------------------------------------
 
     def _load(self) -> dict[str, Any]:
-        import json
-
-        from entire_core import jsonvalues
+        from entire_core import _json, jsonvalues
 
         try:
             with open(self.meta_path, "rb") as f:
-                meta = jsonvalues.obj(json.loads(f.read()))
+                meta = jsonvalues.obj(_json.loads(f.read()))
         except (OSError, ValueError):
             return {}
         return meta if meta.get("v") == 1 else {}

@@ -20,10 +20,10 @@ def decode_payload(stdin: bytes) -> object:
     text = stdin.removeprefix(b"\xef\xbb\xbf").strip()
     if not text:
         return None
-    import json
+    from entire_core import _json
 
     try:
-        return json.loads(text)
+        return _json.loads(text)
     except (ValueError, RecursionError):
         return None
 
