@@ -49,7 +49,8 @@ walkthrough: ## A new user's first hour from a fresh copy: wheels, uv tool insta
 release-check: versions build smoke walkthrough ## What CI runs after the tests: version skew, build, smoke test, walkthrough
 
 # turnend generates sessions of 1 MB, 100 MB and 1 GB once and caches them in $XDG_CACHE_HOME/entire-bench.
-bench: ## Benchmarks: each subcommand, and each agent's TurnEnd, against bare interpreter start-up
+bench: ## Benchmarks: each agent from its wheel, each subcommand, each agent's TurnEnd, against bare interpreter start-up
+	$(RUN) python tools/bench/bench.py wheels
 	$(RUN) python tools/bench/bench.py subcommands
 	$(RUN) python tools/bench/bench.py lifecycle
 	$(RUN) python tools/bench/bench.py turnend

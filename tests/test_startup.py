@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,22 @@ def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, tmp_path: P
         modules = imported_modules(Path(agent.script), args, sandbox, stdin=stdin)
         assert "entire_core.cli" in modules, args
         assert heavy_imports(modules) == set(), f"{agent.name} {args}"
+
+
+INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
+              "entire_core.commands.basic", "entire_core._json"}  # fmt: skip
+"""What ``info`` loads beyond the interpreter's start-up and the agent's own modules."""
+
+
+@pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])
+def test_info_imports_only_the_dispatcher_and_its_handler(agent: InstalledAgent, tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path)
+    interpreter = Path(agent.script).read_text(encoding="utf-8").splitlines()[0].removeprefix("#!").strip()
+    proc = subprocess.run([interpreter, "-X", "importtime", "-c", f"import {agent.cls.__module__}"],
+                          capture_output=True, cwd=sandbox.repo, env=sandbox.env, timeout=60, check=True)  # fmt: skip
+    lines = proc.stderr.decode(errors="replace").splitlines()
+    before = {
+        line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line
+    }
+    extra = imported_modules(Path(agent.script), ["info"], sandbox) - before
+    assert {m for m in extra if not m.startswith(agent.cls.__module__.split(".")[0])} == INFO_NEEDS

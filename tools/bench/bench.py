@@ -1,6 +1,10 @@
 """Whole-process timings of plugin subcommands, against bare interpreter start-up in the same run.
 
+    uv run python tools/bench/bench.py wheels [--runs 31]
     uv run python tools/bench/bench.py subcommands [--runs 31]
+
+``wheels`` measures what users run: every agent installed from its wheel, with compiled bytecode, in a
+fresh virtual environment; its baseline is that environment's own ``python -c pass``.
 
 Every subcommand of the core's sample agent runs as the Entire CLI runs it: a fresh process of a
 console-script launcher with the protocol's environment. The baseline, ``python -c pass`` from the
@@ -494,11 +498,96 @@ def cmd_turnend(args: argparse.Namespace) -> None:
         print()
 
 
+# -- every agent installed from its wheel, as users install it: the start-up that hooks pay --------------
+
+
+def wheel_venv(work: Path) -> Path:
+    """Build every wheel with ``uv build --no-sources`` and install the agents into a fresh venv, compiled."""
+    import shutil
+
+    uv = shutil.which("uv")
+    if uv is None:
+        raise SystemExit("bench.py wheels needs uv on PATH")
+    dist, venv = work / "dist", work / "venv"
+    subprocess.run([uv, "build", "--all-packages", "--no-sources", "--out-dir", str(dist), "-q"], cwd=REPO,
+                   check=True)  # fmt: skip
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    wheels = [str(w) for w in sorted(dist.glob("*.whl")) if not w.name.startswith("entire_sim-")]
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    subprocess.run([uv, "pip", "install", "-q", "--python", str(python), "--compile-bytecode", *wheels],
+                   check=True)  # fmt: skip
+    return python.parent
+
+
+WHEEL_COLUMNS = ("info", "get-transcript-position", "parse-hook", "TurnEnd")
+WHEEL_TARGETS = {"info": 1.5, "get-transcript-position": 1.5, "parse-hook": 2.0, "TurnEnd": 8.0}
+"""The start-up budgets, as multiples of ``python -c pass`` (a report, never a test)."""
+
+
+def _wheel_cases(bench: AgentBench) -> list[Case]:
+    """info, get-transcript-position on the session's transcript, and parse-hook on its TurnStart payload."""
+    plugin = bench.sim.plugin(bench.agent)
+    start = next(r for r in bench.sim.hook_calls() if r["event_name"] == "TurnStart" and not r["error"])
+    script = plugin.path
+    return [
+        Case(f"{bench.agent} info", [script, "info"]),
+        Case(f"{bench.agent} get-transcript-position", [script, "get-transcript-position", "--path", bench.ref]),
+        Case(f"{bench.agent} parse-hook", [script, "parse-hook", "--hook", start["hook"]],
+             json.dumps(start["payload"]).encode()),
+    ]  # fmt: skip
+
+
+def cmd_wheels(args: argparse.Namespace) -> None:
+    from entire_sim.demo import manifests
+
+    with tempfile.TemporaryDirectory(prefix="entire-bench-wheels-") as tmp:
+        bin_dir = wheel_venv(Path(tmp))
+        os.environ["PATH"] = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
+        python = str(bin_dir / "python")
+        benches = [AgentBench(m, Path(tmp) / f"replay-{i}") for i, m in enumerate(manifests())]
+        times: dict[str, list[float]] = {"python -c pass": []}
+        for bench in benches:
+            plugin = bench.sim.plugin(bench.agent)
+            if not plugin.path.startswith(str(bin_dir)):
+                raise SystemExit(f"{plugin.path} is not the wheel-installed plugin")
+            for case in _wheel_cases(bench):
+                times[case.label] = []
+            times[f"{bench.agent} TurnEnd"] = []
+        for run in range(args.runs + 1):  # the first round warms caches and is dropped
+            for bench in benches:
+                plugin = bench.sim.plugin(bench.agent)
+                cwd = Path(plugin.repo_root or bench.sim.repo)
+                samples = {
+                    "python -c pass": _run(Case("python -c pass", [python, "-c", "pass"]), plugin.env(), cwd)
+                }
+                for case in _wheel_cases(bench):
+                    samples[case.label] = _run(case, plugin.env(), cwd)
+                samples[f"{bench.agent} TurnEnd"] = bench.turn_end()["total"]
+                if run:
+                    for label, ms in samples.items():
+                        times[label].append(ms)
+    base = statistics.median(times["python -c pass"])
+    print(f"every agent installed from its wheel (--compile-bytecode), {args.runs} rounds, "
+          f"Python {sys.version.split()[0]}; python -c pass = {base:.1f} ms (the venv's own, same rounds)")  # fmt: skip
+    print("cells: median ms (x python -c pass); budget: " +
+          ", ".join(f"{c} {x:g}x" for c, x in WHEEL_TARGETS.items()) + "\n")  # fmt: skip
+    print(f"{'agent':<14} " + " ".join(f"{c:>24}" for c in WHEEL_COLUMNS))
+    for bench in benches:
+        cells: list[str] = []
+        for column in WHEEL_COLUMNS:
+            median = statistics.median(times[f"{bench.agent} {column}"])
+            ratio = median / base
+            mark = " " if ratio <= WHEEL_TARGETS[column] else "!"
+            cells.append(f"{median:10.1f} ms ({ratio:5.2f}x){mark}")
+        print(f"{bench.agent:<14} " + " ".join(f"{c:>24}" for c in cells))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "turnend": cmd_turnend,
     "worker": cmd_worker,
     "subcommands": cmd_subcommands,
     "lifecycle": cmd_lifecycle,
+    "wheels": cmd_wheels,
 }
 
 
@@ -507,6 +596,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(
+        "wheels", help="each agent installed from its wheel: hot subcommands and TurnEnd vs python"
+    )
+    p.add_argument("--runs", type=int, default=31)
     p = sub.add_parser("subcommands", help="each subcommand of the sample agent vs python -c pass")
     p.add_argument("--runs", type=int, default=31)
     p = sub.add_parser(

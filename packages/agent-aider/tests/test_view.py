@@ -21,7 +21,7 @@ from entire_agent_aider import view as aider_view
 from entire_agent_aider.agent import AiderAgent
 from entire_core import views
 from entire_core.agent import MAX_TRANSCRIPT_BYTES
-from entire_core.cli import Flags
+from entire_core.cli_flags import Flags
 from entire_core.commands import transcript as command
 from entire_core.types import EventType
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from entire_core.cli import BOOL, INT, STR, parse_flags
+from entire_core.cli_flags import BOOL, INT, STR, parse_flags
 from entire_core.errors import UsageError
 
 KINDS = {"path": STR, "offset": INT, "force": BOOL, "subagents-dir": STR}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,36 @@ def test_validating_subcommands_do_import_pydantic(sample_script: Path, sandbox:
     # The check above could pass vacuously if importtime output were not parsed; this one cannot.
     stdin = json.dumps({"session_id": "s", "session_ref": "/nonexistent"}).encode()
     assert "pydantic" in imported_modules(sample_script, ["read-session"], sandbox, stdin=stdin)
+
+
+def _modules_of(code: str, sandbox: Sandbox) -> set[str]:
+    """The modules ``python -c code`` imports, start-up included (the same measurement, without a script)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True,
+                          cwd=sandbox.repo, env=sandbox.env, timeout=60, check=True)  # fmt: skip
+    lines = proc.stderr.decode(errors="replace").splitlines()
+    return {
+        line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line
+    }
+
+
+# What each hot subcommand may load beyond the interpreter's start-up and the agent's own module:
+# the dispatcher, its handler module and the small pieces that handler uses. No json, re, enum,
+# typing, dataclasses or pathlib: each of those costs a share of python's own start-up.
+NEEDED = {
+    "info": {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
+             "entire_core.commands.basic", "entire_core._json"},
+    "get-transcript-position": {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio",
+                                "entire_core.commands", "entire_core.commands.transcript", "entire_core._json",
+                                "entire_core.errors", "entire_core.validate", "binascii"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args", [["info"], ["get-transcript-position", "--path", "/nonexistent"]], ids=lambda a: a[0]
+)
+def test_info_and_position_import_only_what_they_need(
+    sample_script: Path, sandbox: Sandbox, args: list[str]
+) -> None:
+    before = _modules_of("import entire_core.testing.sample_agent", sandbox)
+    extra = imported_modules(sample_script, args, sandbox) - before
+    assert extra == NEEDED[args[0]]

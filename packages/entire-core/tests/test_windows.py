@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from entire_core import cli, fsutil, hooks, installs, locks, paths
+from entire_core import cli_stdio, fsutil, hooks, installs, locks, paths
 from entire_core.agent import Agent
 from entire_core.config._lock import lock_file_for
 from entire_core.testing.runner import Sandbox
@@ -60,10 +60,10 @@ def test_windows_commands_need_no_quoting(build: object) -> None:
 
 LAUNCHER = """\
 import sys
-import entire_core.cli as cli
+import entire_core.cli_stdio as cli_stdio
 
-cli._THREADED_STDIN = True  # the Windows branch of read_stdin
-threaded = cli._read_with_thread
+cli_stdio._THREADED_STDIN = True  # the Windows branch of read_stdin
+threaded = cli_stdio._read_with_thread
 
 
 def traced(fd, wait):
@@ -71,7 +71,7 @@ def traced(fd, wait):
     return threaded(fd, wait)
 
 
-cli._read_with_thread = traced
+cli_stdio._read_with_thread = traced
 from entire_core.testing.sample_agent import main
 
 sys.exit(main())
@@ -110,7 +110,7 @@ def test_threaded_read_returns_after_silence_on_an_open_pipe() -> None:
     try:
         os.write(write_end, b"part one, ")
         os.write(write_end, b"part two")
-        assert cli._read_with_thread(read_end, 0.3) == b"part one, part two"
+        assert cli_stdio._read_with_thread(read_end, 0.3) == b"part one, part two"
     finally:
         os.close(write_end)  # the reader thread, still blocked, gets EOF and ends
         os.close(read_end)
@@ -121,7 +121,7 @@ def test_threaded_read_returns_at_eof() -> None:
     try:
         os.write(write_end, b"all of it")
         os.close(write_end)
-        assert cli._read_with_thread(read_end, 30) == b"all of it"  # EOF ends it, not the wait
+        assert cli_stdio._read_with_thread(read_end, 30) == b"all of it"  # EOF ends it, not the wait
     finally:
         os.close(read_end)
 

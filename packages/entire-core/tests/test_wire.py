@@ -22,6 +22,27 @@ def test_small_encoder_round_trips_through_json(value: object) -> None:
     assert json.loads(_json.dumps(value)) == value
 
 
+@given(json_values | st.text(), st.sampled_from(["", " ", "\n\t\r "]))
+def test_small_decoder_reads_what_json_reads(value: object, pad: str) -> None:
+    text = value if isinstance(value, str) else json.dumps(value)
+    try:
+        expected: object = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _json.loads(text)
+        return
+    assert _json.loads(pad + text + pad) == expected
+    assert _json.loads((pad + text).encode("utf-8")) == expected
+
+
+@pytest.mark.parametrize("text", ["", "{", "1 2", "[1,]", "\u00a01", "nul", '{"a":1}x'])
+def test_small_decoder_refuses_what_json_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        _json.loads(text)
+
+
 def test_small_encoder_escapes_and_keeps_unicode() -> None:
     assert _json.dumps({"a\n": 'q"\\\t\x01é'}) == '{"a\\n":"q\\"\\\\\\t\\u0001é"}'
     assert _json.dumps("\udcff") == '"\\udcff"'  # a lone surrogate from an undecodable file name

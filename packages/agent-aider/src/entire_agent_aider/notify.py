@@ -150,7 +150,7 @@ def deliver(
 
 def notify(agent: object, argv: list[str]) -> int:
     """The ``notify`` command that Aider's ``notifications-command`` runs (see ``hooks.NOTIFY_COMMAND``)."""
-    from entire_core.cli import INT, parse_flags
+    from entire_core.cli_flags import INT, parse_flags
 
     try:
         flags = parse_flags(argv, {"aider-pid": INT})

@@ -6,3 +6,6 @@ Kept import-free on purpose: every hook imports this package, and hooks fire on 
 __version__ = "0.1.0"
 
 PROTOCOL_VERSION = 1
+
+MAX_TRANSCRIPT_BYTES = 10 * 1024 * 1024
+"""The CLI caps a plugin's stdout at 10 MiB; a bigger transcript must fail clearly, not be cut."""

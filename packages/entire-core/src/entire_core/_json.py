@@ -1,11 +1,17 @@
-"""A small JSON encoder for the answers the hot subcommands print.
+"""JSON for the hot subcommands without ``import json``.
 
-``import json`` pulls in ``re`` and costs several milliseconds, a large share of a hook's start-up, for
-answers that are a handful of strings, ints and bools. This encoder writes what Go's decoder accepts:
-ints as ints, floats refused, and strings with only the escapes JSON requires (non-ASCII kept).
+``import json`` pulls in ``re`` (and with it ``enum``, ``functools``, ``collections``) and costs several
+milliseconds, a large share of a hook's start-up. ``dumps`` writes the answers, a handful of strings,
+ints and bools, as Go's decoder accepts them: ints as ints, floats refused, and strings with only the
+escapes JSON requires (non-ASCII kept). ``loads`` reads with the same C scanner ``json.loads`` uses,
+built without the ``re``-based module around it; where that accelerator is missing it is ``json.loads``.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)}
 _ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
@@ -40,3 +46,59 @@ def dumps(value: object) -> str:
         items: list[object] | tuple[object, ...] = value  # pyright: ignore[reportUnknownVariableType]
         return "[" + ",".join(dumps(v) for v in items) + "]"
     raise TypeError(f"cannot encode {type(value).__name__} for the Entire CLI")
+
+
+_WHITESPACE = " \t\n\r"
+"""JSON's whitespace; ``str.strip()`` would also take characters JSON refuses."""
+
+
+def loads(text: str | bytes) -> object:
+    """Decode one JSON document as ``json.loads`` does (``ValueError`` for anything else)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            import json  # UTF-16 and UTF-32 documents, which json.loads detects
+
+            return json.loads(text)
+    scan = _scanner()
+    if scan is None:
+        import json
+
+        return json.loads(text)
+    document = text.lstrip(_WHITESPACE)
+    try:
+        value, end = scan(document, 0)
+    except StopIteration:
+        raise ValueError("not a JSON document") from None
+    if document[end:].strip(_WHITESPACE):
+        raise ValueError(f"extra data after the JSON value at {end}")
+    return value
+
+
+def _scanner() -> Callable[[str, int], tuple[object, int]] | None:
+    global _SCAN
+    if _SCAN is None:
+        try:
+            from _json import make_scanner  # pyright: ignore[reportMissingModuleSource]
+        except ImportError:
+            return None
+        _SCAN = make_scanner(_DecoderSettings())
+    return _SCAN
+
+
+class _DecoderSettings:
+    """The attributes ``_json.make_scanner`` reads from a ``json.JSONDecoder``, set as its defaults are."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))  # NaN, Infinity, -Infinity, as json.loads
+
+
+_SCAN: Callable[[str, int], tuple[object, int]] | None = None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from entire_core import MAX_TRANSCRIPT_BYTES as MAX_TRANSCRIPT_BYTES  # where agents have imported it from
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -18,9 +20,6 @@ if TYPE_CHECKING:
     from entire_core.protocol import AgentSession, HookInput
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
-
-MAX_TRANSCRIPT_BYTES = 10 * 1024 * 1024
-"""The CLI caps a plugin's stdout at 10 MiB; a bigger transcript must fail clearly, not be cut."""
 
 
 class Command:

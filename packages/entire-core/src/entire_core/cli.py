@@ -1,10 +1,9 @@
-"""``run(AgentClass)``: the protocol's subcommand dispatcher and its IO rules.
+"""``run(AgentClass)``: the protocol's dispatch table, usage text and error convention.
 
-The Entire CLI execs the plugin once per subcommand and decodes its stdout into strict Go types, so:
-one answer per process, nothing else on stdout (file descriptor 1 is pointed at stderr while agent
-code runs, so a stray ``print`` or child process cannot corrupt the answer), errors as one line on
-stderr with a non-zero exit, and only the chosen subcommand's module is imported (pip's
-``commands_dict`` trick): ``info`` and ``parse-hook`` never pay for pydantic.
+The Entire CLI execs the plugin once per subcommand: one answer per process, nothing else on stdout
+(``cli_stdio``), errors as one line on stderr with a non-zero exit, never a traceback. Only the
+chosen subcommand's handler module is imported (pip's ``commands_dict`` trick), so ``info`` and
+``parse-hook`` never pay for pydantic; the flags are parsed by ``cli_flags``.
 """
 
 from __future__ import annotations
@@ -12,41 +11,14 @@ from __future__ import annotations
 import os
 import sys
 
-from entire_core.errors import AgentError, UsageError
+from entire_core.cli_flags import ALL_STDIN, BOOL, HOOK_STDIN, INT, STR, Spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from entire_core.agent import Agent
-
-
-# Kinds of flag values and of stdin.
-STR, INT, BOOL = "string", "int", "bool"
-NO_STDIN, ALL_STDIN, HOOK_STDIN = "none", "all", "hook"
-
-HOOK_STDIN_WAIT_SECONDS = 0.5
-"""How long ``parse-hook`` waits for a payload on a pipe that stays open and silent (IDEs do this)."""
-
-
-class Spec:
-    """One subcommand: where its handler lives, its flags, its stdin, the capability it needs."""
-
-    __slots__ = ("capability", "flags", "stdin", "summary", "target")
-
-    def __init__(
-        self,
-        target: str,
-        summary: str,
-        flags: dict[str, str] | None = None,
-        stdin: str = NO_STDIN,
-        capability: str | None = None,
-    ) -> None:
-        self.target = target
-        self.summary = summary
-        self.flags = flags or {}
-        self.stdin = stdin
-        self.capability = capability
+    from entire_core.cli_stdio import AnswerChannel
 
 
 _B = "entire_core.commands.basic:"
@@ -153,186 +125,6 @@ FLAG_HELP: dict[str, str] = {
 """One line of ``--help`` for every flag a subcommand takes."""
 
 
-class Flags:
-    """Parsed flag values of one subcommand, read with ``str_``/``int_``/``bool_``."""
-
-    __slots__ = ("_values", "given")
-
-    def __init__(self, values: dict[str, str | int | bool], given: set[str]) -> None:
-        self._values = values
-        self.given = given
-
-    def str_(self, name: str) -> str:
-        """The value of a string flag ("" when not given)."""
-        value = self._values[name]
-        assert isinstance(value, str)
-        return value
-
-    def int_(self, name: str) -> int:
-        """The value of an int flag (0 when not given)."""
-        value = self._values[name]
-        assert isinstance(value, int)
-        return value
-
-    def bool_(self, name: str) -> bool:
-        """The value of a bool flag."""
-        value = self._values[name]
-        assert isinstance(value, bool)
-        return value
-
-
-_TRUE = frozenset(["1", "t", "T", "TRUE", "true", "True"])
-_FALSE = frozenset(["0", "f", "F", "FALSE", "false", "False"])
-
-
-def parse_flags(args: Sequence[str], kinds: dict[str, str]) -> Flags:
-    """Parse ``args`` as Go's ``flag`` package does: ``-f v``, ``--f v``, ``--f=v``, bools without value.
-
-    Empty values are real values (the CLI passes ``--subagents-dir ""``). Unknown flags and
-    positional arguments are usage errors.
-    """
-    values: dict[str, str | int | bool] = {
-        name: (False if kind == BOOL else 0 if kind == INT else "") for name, kind in kinds.items()
-    }
-    given: set[str] = set()
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            i += 1
-            break
-        if len(arg) < 2 or arg[0] != "-":
-            break
-        name = arg[2:] if arg.startswith("--") else arg[1:]
-        if not name or name[0] in "-=":
-            raise UsageError(f"bad flag syntax: {arg}")
-        value: str | None = None
-        if "=" in name:
-            name, value = name.split("=", 1)
-        kind = kinds.get(name)
-        if kind is None:
-            raise UsageError(f"flag provided but not defined: -{name}")
-        if kind == BOOL:
-            if value is None or value in _TRUE:
-                values[name] = True
-            elif value in _FALSE:
-                values[name] = False
-            else:
-                raise UsageError(f'invalid boolean value "{value}" for -{name}')
-        else:
-            if value is None:
-                if i + 1 >= len(args):
-                    raise UsageError(f"flag needs an argument: -{name}")
-                i += 1
-                value = args[i]
-            values[name] = _parse_int(name, value) if kind == INT else value
-        given.add(name)
-        i += 1
-    if i < len(args):
-        raise UsageError(f"unexpected argument: {args[i]!r}")
-    return Flags(values, given)
-
-
-def _parse_int(name: str, value: str) -> int:
-    digits = value[1:] if value[:1] in "+-" else value
-    if not digits or not digits.isascii() or not digits.isdigit() or len(digits) > 18:
-        raise UsageError(f'invalid value "{value}" for flag -{name}: not an integer')
-    return int(value)
-
-
-# -- stdin and stdout -----------------------------------------------------------------------------------
-
-
-def read_stdin(*, wait: float | None = None) -> bytes:
-    """All of stdin as bytes; a terminal or missing stdin reads as empty.
-
-    With ``wait``, stop when the pipe stays silent that long: the CLI closes the pipe after the
-    payload, but some callers keep it open without writing, and a hook must never hang on that.
-    """
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, ValueError, OSError):
-        return b""
-    if os.isatty(fd):
-        return b""
-    if wait is None:
-        return _read_all(fd)
-    if _THREADED_STDIN:
-        return _read_with_thread(fd, wait)
-    import select
-
-    chunks: list[bytes] = []
-    while True:
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            break
-        data = os.read(fd, 1 << 16)
-        if not data:
-            break
-        chunks.append(data)
-    return b"".join(chunks)
-
-
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    while data := os.read(fd, 1 << 20):
-        chunks.append(data)
-    return b"".join(chunks)
-
-
-_THREADED_STDIN = sys.platform == "win32"
-"""Windows cannot ``select`` on a pipe, so a thread reads stdin there (tests force this on Linux)."""
-
-
-def _read_with_thread(fd: int, wait: float) -> bytes:
-    """Like the ``select`` loop: read until EOF or until the pipe stays silent for ``wait`` seconds.
-
-    The daemon thread reads the raw fd with ``os.read``: a thread still blocked in
-    ``sys.stdin.buffer.read()`` holds the BufferedReader's lock, and interpreter shutdown then aborts
-    with "could not acquire lock for <stdin>" (exit 134) after the answer was computed.
-    """
-    import threading
-
-    chunks: list[bytes] = []
-    eof: list[bool] = []
-    arrived = threading.Condition()
-
-    def pump() -> None:
-        while True:
-            try:
-                data = os.read(fd, 1 << 16)
-            except OSError:
-                data = b""
-            with arrived:
-                if data:
-                    chunks.append(data)
-                else:
-                    eof.append(True)
-                arrived.notify()
-            if not data:
-                return
-
-    threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
-    with arrived:
-        while not eof:
-            seen = len(chunks)
-            arrived.wait(wait)
-            if len(chunks) == seen and not eof:
-                break  # silent for `wait` seconds with the pipe still open
-        return b"".join(chunks)
-
-
-def encode_answer(answer: bytes | dict[str, object] | None) -> bytes:
-    """The exact stdout bytes of an answer: raw bytes as they are, JSON as one value and a newline."""
-    if answer is None:
-        return b""
-    if isinstance(answer, bytes):
-        return answer
-    from entire_core import _json
-
-    return (_json.dumps(answer) + "\n").encode("utf-8")
-
-
 # -- errors ---------------------------------------------------------------------------------------------
 
 
@@ -343,6 +135,8 @@ def one_line(message: str, limit: int = 2000) -> str:
 
 
 def _describe(exc: BaseException) -> tuple[str, int]:
+    from entire_core.errors import AgentError
+
     if isinstance(exc, AgentError):
         return str(exc), exc.exit_code
     if isinstance(exc, OSError):
@@ -427,54 +221,46 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
 
 
 def _run_protocol(agent_cls: type[Agent], name: str, spec: Spec, args: list[str]) -> int:
-    # While agent code runs, fd 1 points at stderr: only the answer may reach the CLI's stdout.
-    sys.stdout.flush()
-    answer_fd = os.dup(1)
-    os.dup2(2, 1)
+    from entire_core.cli_stdio import AnswerChannel
+
+    with AnswerChannel() as answer:
+        return _answer(agent_cls, name, spec, args, answer)
+
+
+def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answer: AnswerChannel) -> int:
+    """Parse, read stdin, call the handler and write its answer; any failure is one line on stderr."""
+    from entire_core import cli_stdio
+    from entire_core.cli_flags import parse_flags
+
     try:
-        try:
-            if spec.capability is not None and not agent_cls.has(spec.capability):
-                raise AgentError(
-                    f"{name} is not supported: {agent_cls.name} does not declare {spec.capability}"
-                )
-            flags = parse_flags(args, spec.flags)
-            if spec.stdin == HOOK_STDIN:
-                stdin = read_stdin(wait=HOOK_STDIN_WAIT_SECONDS)
-            elif spec.stdin == ALL_STDIN:
-                stdin = read_stdin()
-            else:
-                stdin = b""
-            answer = _load(spec.target)(agent_cls(), flags, stdin)
-            if answer is not None and not isinstance(answer, (bytes, dict)):
-                raise TypeError(f"handler of {name} returned {type(answer).__name__}")
-            output = encode_answer(answer)  # pyright: ignore[reportUnknownArgumentType]
-        except KeyboardInterrupt:
-            return 130
-        except BaseException as exc:  # every failure becomes one line; a traceback helps nobody
-            if isinstance(exc, SystemExit):
-                raise
-            message, code = _describe(exc)
-            _print_error(message)
-            if os.environ.get("ENTIRE_AGENT_DEBUG"):
-                import traceback
+        if spec.capability is not None and not agent_cls.has(spec.capability):
+            from entire_core.errors import AgentError
 
-                traceback.print_exc()
-            return code
-        sys.stdout.flush()
-        return _write_answer(answer_fd, output)
-    finally:
-        os.dup2(answer_fd, 1)
-        os.close(answer_fd)
+            raise AgentError(f"{name} is not supported: {agent_cls.name} does not declare {spec.capability}")
+        flags = parse_flags(args, spec.flags)
+        if spec.stdin == HOOK_STDIN:
+            stdin = cli_stdio.read_stdin(wait=cli_stdio.HOOK_STDIN_WAIT_SECONDS)
+        elif spec.stdin == ALL_STDIN:
+            stdin = cli_stdio.read_stdin()
+        else:
+            stdin = b""
+        result = _load(spec.target)(agent_cls(), flags, stdin)
+        if result is not None and not isinstance(result, (bytes, dict)):
+            raise TypeError(f"handler of {name} returned {type(result).__name__}")
+        output = cli_stdio.encode_answer(result)  # pyright: ignore[reportUnknownArgumentType]
+    except KeyboardInterrupt:
+        return 130
+    except BaseException as exc:  # every failure becomes one line; a traceback helps nobody
+        if isinstance(exc, SystemExit):
+            raise
+        message, code = _describe(exc)
+        _print_error(message)
+        if os.environ.get("ENTIRE_AGENT_DEBUG"):
+            import traceback
 
-
-def _write_answer(fd: int, data: bytes) -> int:
-    view = memoryview(data)
-    try:
-        while view:
-            view = view[os.write(fd, view) :]
-    except BrokenPipeError:
-        return 1
-    return 0
+            traceback.print_exc()
+        return code
+    return answer.write(output)
 
 
 def _print_error(message: str) -> None:

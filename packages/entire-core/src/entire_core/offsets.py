@@ -276,11 +276,11 @@ class LinePositions:
         self.store = store
 
     def _load(self) -> dict[str, object]:
-        import json
+        from entire_core import _json
 
         try:
             with open(self.store, "rb") as f:
-                value = json.loads(f.read())
+                value = _json.loads(f.read())
         except (OSError, ValueError):
             return {}
         return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import os
 
-from entire_core import fsutil, validate
-from entire_core.agent import MAX_TRANSCRIPT_BYTES
+from entire_core import MAX_TRANSCRIPT_BYTES, fsutil, validate
 from entire_core.errors import AgentError, InvalidInput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from entire_core.agent import Agent
+    from typing import Protocol
+
     from entire_core.protocol import AgentSession, HookInput
+
+    class SessionOwner(Protocol):
+        """What session storage needs of an agent (``entire_core.agent.Agent`` has it)."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def repo_root(self) -> str: ...
+        def get_session_dir(self, repo_path: str) -> str: ...
+        def resolve_session_file(self, session_dir: str, session_id: str) -> str: ...
+
 
 _MAX_NATIVE_DATA = MAX_TRANSCRIPT_BYTES * 3 // 4
 """Base64 grows data by 4/3 and the CLI reads at most 10 MiB of our stdout."""
@@ -35,7 +46,7 @@ def read_transcript_file(session_ref: str) -> bytes:
         return f.read(MAX_TRANSCRIPT_BYTES + 1)
 
 
-def read_session(agent: Agent, hook_input: HookInput) -> AgentSession:
+def read_session(agent: SessionOwner, hook_input: HookInput) -> AgentSession:
     """The session a hook input names, with its transcript bytes when the file exists."""
     from entire_core.protocol import AgentSession
 
@@ -66,7 +77,7 @@ def read_session(agent: Agent, hook_input: HookInput) -> AgentSession:
     )
 
 
-def restore_target(agent: Agent, session: AgentSession) -> str:
+def restore_target(agent: SessionOwner, session: AgentSession) -> str:
     """The file ``write-session`` may write: always inside the agent's session directory.
 
     The CLI sends the transcript path it recorded, or one the plugin resolved. A relative reference is
@@ -92,7 +103,7 @@ def restore_target(agent: Agent, session: AgentSession) -> str:
     return ref
 
 
-def write_session(agent: Agent, session: AgentSession) -> None:
+def write_session(agent: SessionOwner, session: AgentSession) -> None:
     """Write the session's native data verbatim and atomically where ``restore_target`` says."""
     target = restore_target(agent, session)
     if session.native_data is None:

@@ -51,9 +51,21 @@ from entire_core.cutting import shorten_value as shorten_value
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Protocol
 
-    from entire_core.agent import Agent
+    class ViewOwner(Protocol):
+        """What views need of an agent (``entire_core.agent.Agent`` has it)."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def env(self) -> Mapping[str, str]: ...
+        @property
+        def repo_root(self) -> str: ...
+        @property
+        def session_file_suffix(self) -> str: ...
+        def view_format(self) -> ViewFormat | None: ...
+
 
 BUDGET_ENV = "ENTIRE_VIEW_BUDGET"
 RECORD_BUDGET_ENV = "ENTIRE_VIEW_RECORD_BUDGET"
@@ -236,7 +248,7 @@ def views_dir(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
     return os.path.join(state_dir(env, agent_name), "views", f"{name}-{digest}")
 
 
-def is_view_path(agent: Agent, path: str) -> bool:
+def is_view_path(agent: ViewOwner, path: str) -> bool:
     """True when ``path`` names a file in one of this plugin's view directories."""
     root = os.path.join(state_dir(agent.env, agent.name), "views")
     parent = os.path.dirname(os.path.dirname(os.path.abspath(path)))
@@ -249,7 +261,7 @@ def is_view_path(agent: Agent, path: str) -> bool:
 class View:
     """One session's view file and its metadata. Use as ``with View(...) as view:`` (holds the lock)."""
 
-    def __init__(self, agent: Agent, fmt: ViewFormat, path: str) -> None:
+    def __init__(self, agent: ViewOwner, fmt: ViewFormat, path: str) -> None:
         self.agent = agent
         self.fmt = fmt
         self.path = path
@@ -262,7 +274,7 @@ class View:
         self._lock: Any = None
 
     @classmethod
-    def for_session(cls, agent: Agent, fmt: ViewFormat, session_id: str) -> View:
+    def for_session(cls, agent: ViewOwner, fmt: ViewFormat, session_id: str) -> View:
         from entire_core import validate
 
         directory = views_dir(agent.env, agent.name, agent.repo_root)
@@ -284,13 +296,11 @@ class View:
     # -- metadata ----------------------------------------------------------------------------------------
 
     def _load(self) -> dict[str, Any]:
-        import json
-
-        from entire_core import jsonvalues
+        from entire_core import _json, jsonvalues
 
         try:
             with open(self.meta_path, "rb") as f:
-                meta = jsonvalues.obj(json.loads(f.read()))
+                meta = jsonvalues.obj(_json.loads(f.read()))
         except (OSError, ValueError):
             return {}
         return meta if meta.get("v") == 1 else {}
@@ -714,7 +724,7 @@ def _first_line(path: str, start: int) -> bytes | None:
 
 
 def attach(
-    agent: Agent, session_id: str, native: str, kind: int, *, start: int = 0, upto: int | None = None
+    agent: ViewOwner, session_id: str, native: str, kind: int, *, start: int = 0, upto: int | None = None
 ) -> str:
     """The view path to hand the CLI for a hook event on ``native``, brought up to date for it."""
     from entire_core.types import EventType
@@ -729,7 +739,7 @@ def attach(
         return view.path
 
 
-def refreshed(agent: Agent, path: str) -> View | None:
+def refreshed(agent: ViewOwner, path: str) -> View | None:
     """For a subcommand given a view path: the view, brought up to date (None for any other path)."""
     fmt = agent.view_format()
     if fmt is None or not is_view_path(agent, path):
@@ -741,7 +751,7 @@ def refreshed(agent: Agent, path: str) -> View | None:
     return view
 
 
-def native_of(agent: Agent, path: str) -> str:
+def native_of(agent: ViewOwner, path: str) -> str:
     """The native file behind a view path (the path itself for anything else)."""
     fmt = agent.view_format()
     if fmt is None or not is_view_path(agent, path):
@@ -751,7 +761,7 @@ def native_of(agent: Agent, path: str) -> str:
     return str(meta.get("native") or path)
 
 
-def native_subagents_dir(agent: Agent, subagents_dir: str) -> str:
+def native_subagents_dir(agent: ViewOwner, subagents_dir: str) -> str:
     """``<views>/<session>/subagents`` (what the CLI derives from a view) as ``<dir of native>/<session>/subagents``."""
     norm = os.path.normpath(subagents_dir)
     session_dir = os.path.dirname(norm) if os.path.basename(norm) == "subagents" else norm

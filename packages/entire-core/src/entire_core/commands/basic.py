@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from entire_core import PROTOCOL_VERSION
-from entire_core.agent import HookResponseWriter, HookSupport, TextGenerator
-from entire_core.errors import InvalidInput
+from entire_core.agent import HookSupport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from entire_core.agent import Agent
-    from entire_core.cli import Flags
+    from entire_core.agent import Agent, HookResponseWriter, TextGenerator
+    from entire_core.cli_flags import Flags
 
 
 def info(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
@@ -34,16 +33,16 @@ def detect(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     return {"present": bool(agent.detect())}
 
 
-def generate_text(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+def generate_text(agent: TextGenerator, flags: Flags, stdin: bytes) -> dict[str, object]:
     """The agent's answer to the prompt on stdin."""
-    assert isinstance(agent, TextGenerator)
     prompt = stdin.decode("utf-8", errors="replace")
     if not prompt.strip():
+        from entire_core.errors import InvalidInput
+
         raise InvalidInput("generate-text needs the prompt on stdin")
     return {"text": agent.generate_text(prompt, flags.str_("model"))}
 
 
-def write_hook_response(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
+def write_hook_response(agent: HookResponseWriter, flags: Flags, stdin: bytes) -> bytes:
     """The message in the agent's own hook-output format, as raw bytes."""
-    assert isinstance(agent, HookResponseWriter)
     return agent.write_hook_response(flags.str_("message"))

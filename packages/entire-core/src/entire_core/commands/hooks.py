@@ -9,7 +9,7 @@ from entire_core.errors import UsageError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
-    from entire_core.cli import Flags
+    from entire_core.cli_flags import Flags
 
 NO_EVENT = b"null\n"
 """The CLI needs the literal ``null`` for "no event"; empty stdout is an error there."""
@@ -20,10 +20,10 @@ def decode_payload(stdin: bytes) -> object:
     text = stdin.removeprefix(b"\xef\xbb\xbf").strip()
     if not text:
         return None
-    import json
+    from entire_core import _json
 
     try:
-        return json.loads(text)
+        return _json.loads(text)
     except (ValueError, RecursionError):
         return None
 
@@ -61,19 +61,16 @@ _SESSION_EVENTS = frozenset([1, 2, 3, 4, 5])
 """SessionStart to SessionEnd: events on the session's own transcript, which the CLI records (not a subagent's)."""
 
 
-def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+def install_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it."""
-    assert isinstance(agent, HookSupport)
     return {"hooks_installed": int(agent.install_hooks(force=flags.bool_("force")))}
 
 
-def uninstall_hooks(agent: Agent, flags: Flags, stdin: bytes) -> None:
+def uninstall_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> None:
     """Remove our hooks."""
-    assert isinstance(agent, HookSupport)
     agent.uninstall_hooks()
 
 
-def are_hooks_installed(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+def are_hooks_installed(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Whether our hooks are installed."""
-    assert isinstance(agent, HookSupport)
     return {"installed": bool(agent.are_hooks_installed())}

@@ -8,7 +8,7 @@ from entire_core.errors import InvalidInput
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
-    from entire_core.cli import Flags
+    from entire_core.cli_flags import Flags
 
 
 def get_session_id(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:

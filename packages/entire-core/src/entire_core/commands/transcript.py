@@ -5,9 +5,8 @@ from __future__ import annotations
 import binascii
 import os
 
-from entire_core import validate
+from entire_core import MAX_TRANSCRIPT_BYTES, validate
 from entire_core.agent import (
-    MAX_TRANSCRIPT_BYTES,
     SubagentAwareExtractor,
     TokenCalculator,
     TranscriptAnalyzer,
@@ -19,7 +18,7 @@ from entire_core.errors import AgentError, InvalidInput
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
-    from entire_core.cli import Flags
+    from entire_core.cli_flags import Flags
     from entire_core.views import Frame
 
 

@@ -1,0 +1,134 @@
+"""The protocol's stdin and stdout: reading the input, and one answer alone on file descriptor 1.
+
+The Entire CLI decodes a plugin's stdout into strict Go types, so while agent code runs, file
+descriptor 1 points at stderr (a stray ``print`` or child process cannot corrupt the answer), and
+only the answer is written to the real stdout, once, at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+HOOK_STDIN_WAIT_SECONDS = 0.5
+"""How long ``parse-hook`` waits for a payload on a pipe that stays open and silent (IDEs do this)."""
+
+
+def read_stdin(*, wait: float | None = None) -> bytes:
+    """All of stdin as bytes; a terminal or missing stdin reads as empty.
+
+    With ``wait``, stop when the pipe stays silent that long: the CLI closes the pipe after the
+    payload, but some callers keep it open without writing, and a hook must never hang on that.
+    """
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return b""
+    if os.isatty(fd):
+        return b""
+    if wait is None:
+        return _read_all(fd)
+    if _THREADED_STDIN:
+        return _read_with_thread(fd, wait)
+    import select
+
+    chunks: list[bytes] = []
+    while True:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        data = os.read(fd, 1 << 16)
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while data := os.read(fd, 1 << 20):
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+_THREADED_STDIN = sys.platform == "win32"
+"""Windows cannot ``select`` on a pipe, so a thread reads stdin there (tests force this on Linux)."""
+
+
+def _read_with_thread(fd: int, wait: float) -> bytes:
+    """Like the ``select`` loop: read until EOF or until the pipe stays silent for ``wait`` seconds.
+
+    The daemon thread reads the raw fd with ``os.read``: a thread still blocked in
+    ``sys.stdin.buffer.read()`` holds the BufferedReader's lock, and interpreter shutdown then aborts
+    with "could not acquire lock for <stdin>" (exit 134) after the answer was computed.
+    """
+    import threading
+
+    chunks: list[bytes] = []
+    eof: list[bool] = []
+    arrived = threading.Condition()
+
+    def pump() -> None:
+        while True:
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:
+                data = b""
+            with arrived:
+                if data:
+                    chunks.append(data)
+                else:
+                    eof.append(True)
+                arrived.notify()
+            if not data:
+                return
+
+    threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
+    with arrived:
+        while not eof:
+            seen = len(chunks)
+            arrived.wait(wait)
+            if len(chunks) == seen and not eof:
+                break  # silent for `wait` seconds with the pipe still open
+        return b"".join(chunks)
+
+
+def encode_answer(answer: bytes | dict[str, object] | None) -> bytes:
+    """The exact stdout bytes of an answer: raw bytes as they are, JSON as one value and a newline."""
+    if answer is None:
+        return b""
+    if isinstance(answer, bytes):
+        return answer
+    from entire_core import _json
+
+    return (_json.dumps(answer) + "\n").encode("utf-8")
+
+
+class AnswerChannel:
+    """``with AnswerChannel() as answer``: fd 1 points at stderr inside; ``answer.write`` reaches the real stdout."""
+
+    __slots__ = ("_fd",)
+
+    def __init__(self) -> None:
+        self._fd = -1
+
+    def __enter__(self) -> AnswerChannel:
+        sys.stdout.flush()
+        self._fd = os.dup(1)
+        os.dup2(2, 1)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.dup2(self._fd, 1)
+        os.close(self._fd)
+
+    def write(self, data: bytes) -> int:
+        """Write the whole answer; the exit status: 0, or 1 when the reader has gone (a broken pipe)."""
+        sys.stdout.flush()  # whatever agent code printed goes to stderr before the answer
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except BrokenPipeError:
+            return 1
+        return 0
