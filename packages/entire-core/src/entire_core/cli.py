@@ -280,6 +280,9 @@ def _run_human_command(agent_cls: type[Agent], command: object, args: list[str])
         sys.stdout.write(command.usage(_program(agent_cls), name))
         return 0
     if not command.args:
+        from entire_core.cli_flags import parse_flags
+        from entire_core.errors import UsageError
+
         # A command without free arguments takes only the flags it declares ("--aider PATH" takes a value).
         kinds = {flag.split()[0].lstrip("-"): STR if " " in flag else BOOL for flag in command.flags}
         try:
