@@ -21,6 +21,8 @@ from entire_core.agent import (
     TranscriptPreparer,
 )
 
+from entire_agent_aider import __version__
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -60,7 +62,7 @@ class AiderAgent(
     name = "aider"
     type = "Aider"
     description = "Aider AI pair programming in your terminal"
-    version = "0.1.0"
+    version = __version__
     protected_dirs = (".aider.tags.cache.v3", ".aider.tags.cache.v4")
     protected_files = (".aider.chat.history.md", ".aider.input.history", ".aider.conf.yml")
     session_file_suffix = ".md"
