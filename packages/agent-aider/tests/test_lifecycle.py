@@ -201,3 +201,21 @@ def test_a_huge_tool_line_is_scanned_in_bounded_memory(tmp_path: Path, history_b
     tracemalloc.stop()
     assert peak < 3 << 20, f"the scan held {peak >> 20} MiB for a 6 MiB line"
     assert [(e["type"], e["upto"]) for e in machine.queue] == [(3, len(prefix) + len(huge) + len(after))]
+
+
+def test_a_chat_command_and_its_echo_are_one_turn(tmp_path: Path) -> None:
+    # Real Aider 0.86.2: "/ask <text>" is logged as typed, then "<text>" again before the reply.
+    data = (Path(__file__).parent / "data" / "ask-commands.chat.history.md").read_bytes()
+    repo = Repo(tmp_path, data)
+    typed = data.index(b"#### /ask What does greet do?  \n")
+    # The launcher's tail sees the typed block before Aider has logged the echo.
+    repo.grow(repo.after(b"#### /ask What", typed))
+    started = repo.drain("turn-start", source="launcher")
+    assert [(kind, prompt) for kind, prompt, _ in started] == [(1, ""), (2, "/ask What does greet do?")]
+    # The echo and the reply follow; the notification ends that one turn, and starts no other.
+    repo.grow(repo.after(b"> Tokens: ", typed))
+    assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(3, "")]
+    # The same question typed after the reply is a turn of its own.
+    second = data.index(b"> Tokens: ", typed) + 1
+    repo.grow(repo.after(b"> Tokens: ", second))
+    assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(2, "What does greet do?"), (3, "")]

@@ -25,6 +25,11 @@ VIEW_TAG_LINE = "> entire-view:v1:"
 LLM_COMMANDS = frozenset(["ask", "code", "architect", "context", "ok", "help", "lint", "test"])
 """Slash commands whose text reaches the model (``/lint`` and ``/test`` reflect their output to it)."""
 
+CHAT_MODE_COMMANDS = frozenset(["ask", "code", "architect", "context"])
+"""Commands that, given text, send it to the model in that mode (Aider's ``_generic_chat_command``)
+and, without text, only switch the chat mode. Aider logs the text a second time, as its own input
+block, when it hands it to the new mode's coder: the echo is part of the command's turn."""
+
 ALL_COMMANDS = (
     "add", "architect", "ask", "chat-mode", "clear", "code", "commit", "context", "copy", "copy-context",
     "diff", "drop", "edit", "editor", "editor-model", "exit", "git", "help", "lint", "load", "ls", "map",
@@ -209,6 +214,13 @@ def command_name(prompt: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
+def command_text(prompt: str) -> str:
+    """What follows a slash command's name, stripped, as Aider hands it to the command (``rest_inp``)."""
+    stripped = prompt.strip()
+    words = stripped.split(None, 1)
+    return stripped[len(words[0]) :].strip() if words else ""
+
+
 def classify(prompt: str) -> str:
     """The kind of an input block: PROMPT, LLM_COMMAND, COMMAND or BLANK."""
     stripped = prompt.strip()
@@ -221,7 +233,20 @@ def classify(prompt: str) -> str:
     name = command_name(stripped)
     if name is None:
         return COMMAND  # Aider answers "Invalid command" without calling the model
+    if name in (*CHAT_MODE_COMMANDS, "help") and not command_text(stripped):
+        return COMMAND  # "/ask" alone switches the mode, "/help" alone lists the commands
     return LLM_COMMAND if name in LLM_COMMANDS else COMMAND
+
+
+def echoed_text(prompt: str) -> str | None:
+    """The text Aider logs again as an input block of its own after this input, or None.
+
+    ``/ask <text>`` (and ``/code``, ``/architect``, ``/context``, or an unambiguous prefix of one) is
+    logged as typed, then ``<text>`` is logged once more when the new mode's coder takes it.
+    """
+    if classify(prompt) != LLM_COMMAND or command_name(prompt.strip()) not in CHAT_MODE_COMMANDS:
+        return None
+    return command_text(prompt)
 
 
 def header_time(line: str) -> str | None:
@@ -259,6 +284,8 @@ class Parser:
         self.user_lines: list[str] = []
         self.reply_lines: list[str] = []
         self.last_reply = ""
+        self.echo: str | None = None
+        """The text of the chat-mode command just logged, until Aider logs it again (``echoed_text``)."""
         self.end = start
 
     def feed(self, line: str, offset: int, end: int) -> None:
@@ -276,6 +303,7 @@ class Parser:
             # What follows a view's snapshot reads as it did after the blank line it replaces.
             self._close_user()
             self._close_reply()
+            self.echo = None
             self.mode = _NONE
             self._advance(end)
             self.prev_blank = True
@@ -294,6 +322,7 @@ class Parser:
             self.sessions.append(self.session)
             self.turn = None
             self.last_reply = ""
+            self.echo = None
             self.mode = _NONE
             self._advance(end)
         elif _is_user_line(line) and (self.prev_blank or self.mode == _USER):
@@ -327,6 +356,7 @@ class Parser:
             self._advance(end)
         else:
             self._close_user()
+            self.echo = None  # a reply: the command's text went to the model without an echo
             if self.mode != _REPLY:
                 self._ensure_session(offset)
                 self.reply_lines = []
@@ -375,14 +405,17 @@ class Parser:
         turn.kind = classify(turn.prompt)
         session = self.session
         assert session is not None
+        echo, self.echo = self.echo, echoed_text(turn.prompt)
+        if len(session.turns) < 2:
+            return
+        # A chat-mode command's text, logged again right after the command (nothing but tool lines
+        # between), is the command's one model call: the block continues the command's turn.
+        repeated = echo is not None and turn.prompt.strip() == echo
         # Architect mode hands its reply to the editor model by logging it again as input: that block
         # continues the architect's turn instead of starting one.
-        if (
-            turn.kind == PROMPT
-            and self.last_reply
-            and turn.prompt.strip() == self.last_reply
-            and len(session.turns) > 1
-        ):
+        handed_on = turn.kind == PROMPT and bool(self.last_reply) and turn.prompt.strip() == self.last_reply
+        if repeated or handed_on:
+            self.echo = None
             session.turns.pop()
             self.turn = session.turns[-1]
             self.turn.end = turn.end
@@ -434,6 +467,7 @@ class Parser:
             tokens = parse_tokens_line(text)
             if tokens is not None:
                 turn.tokens.append(tokens)
+                self.echo = None  # the model was called: what the user types next is a new turn
 
 
 _OUTCOMES = (
