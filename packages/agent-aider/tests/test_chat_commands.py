@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from entire_agent_aider import markdown
 from entire_agent_aider import transcript as t
 from entire_agent_aider.agent import AiderAgent
 
@@ -68,7 +69,7 @@ def test_each_chat_mode_command_is_merged_with_its_echo(command: str) -> None:
     (turn,) = t.parse(text.encode()).turns()
     assert (turn.prompt, turn.kind, turn.reply, len(turn.tokens)) == (
         f"{command} explain greet",
-        t.LLM_COMMAND,
+        markdown.LLM_COMMAND,
         "It greets.",
         1,
     )

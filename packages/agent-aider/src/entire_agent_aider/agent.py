@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
-    from entire_agent_aider.transcript import History
+    from entire_agent_aider.parser import History
 
 _PKG = "entire_agent_aider."
 
