@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from entire_agent_aider import hooks, notify
+from entire_agent_aider import hooks, paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def findings(agent: Agent) -> tuple[list[str], list[str]]:
         "Aider ignores every .aider.conf.yml when started with --config FILE: add the block to that file "
         "or start Aider with 'entire-agent-aider run -- ...'"
     )
-    history = notify.history_from_args([], cwd, os.environ)
+    history = paths.history_from_args([], cwd, os.environ)
     where = "from AIDER_CHAT_HISTORY_FILE" if os.environ.get("AIDER_CHAT_HISTORY_FILE") else "default"
     state = "exists" if os.path.exists(history) else "not created yet"
     facts.append(f"chat history file ({where}): {history} ({state})")
