@@ -74,7 +74,7 @@ def test_the_manifest_replays_what_notify_delivers(tmp_path: Path, monkeypatch: 
         expected.append((step["hook"], payload))
         if after_write:  # a notification: the first call is notify's, the rest follow from the queue
             assert payload["source"] == "notification" and step["hook"] == "turn-end"
-            assert notify.deliver(str(box.repo), history, "turn-end", payload) == 0
+            assert notify.deliver("aider", str(box.repo), history, "turn-end", payload) == 0
             notified += 1
         after_write = False
     assert notified == 9

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from entire_agent_aider import hooks
+from entire_agent_aider import events
 from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.lifecycle import stable_session_id
 
@@ -36,7 +36,7 @@ class Repo:
         """(type, prompt, session_ref size) of every event one trigger delivers."""
         out: list[tuple[int, str, int]] = []
         body = {"source": "notification", "history_file": str(self.history), "time": TIME, **payload}
-        while (event := hooks.parse_hook(self.agent, hook, body)) is not None:
+        while (event := events.parse_hook(self.agent, hook, body)) is not None:
             assert event.timestamp == TIME
             assert os.path.dirname(event.session_ref) == self.agent.get_session_dir(str(self.root))
             out.append((event.type, event.prompt, os.path.getsize(event.session_ref)))
@@ -130,9 +130,9 @@ def test_foreign_payloads_are_null(tmp_path: Path) -> None:
         "timestamp": TIME,
     }
     agent = agent_in(tmp_path)
-    assert hooks.parse_hook(agent, "turn-end", payload) is None
-    assert hooks.parse_hook(agent, "turn-end", None) is None
-    assert hooks.parse_hook(agent, "turn-end", {"history_file": "../../etc/passwd"}) is None
+    assert events.parse_hook(agent, "turn-end", payload) is None
+    assert events.parse_hook(agent, "turn-end", None) is None
+    assert events.parse_hook(agent, "turn-end", {"history_file": "../../etc/passwd"}) is None
     assert not (tmp_path / ".entire").exists()
     assert not (tmp_path / "state").exists()
 
@@ -149,6 +149,7 @@ def test_replaced_history_file_starts_over(tmp_path: Path, history_bytes: bytes)
 def test_the_resume_command_names_the_sessions_slice_relative_to_the_repository(tmp_path: Path) -> None:
     from entire_agent_aider import state
     from entire_agent_aider.agent import AiderAgent
+    from entire_core.scratch import Scratch
 
     agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)}, cwd=str(tmp_path))
     command = agent.format_resume_command("aider-run-1")
@@ -156,7 +157,9 @@ def test_the_resume_command_names_the_sessions_slice_relative_to_the_repository(
         command
         == "aider --chat-history-file .entire/tmp/entire-agent-aider/aider-run-1.md --restore-chat-history"
     )
-    assert os.path.join(tmp_path, command.split()[2]) == state.session_ref(str(tmp_path), "aider-run-1")
+    assert os.path.join(tmp_path, command.split()[2]) == state.session_ref(
+        Scratch(str(tmp_path), agent.name), "aider-run-1"
+    )
 
 
 def test_parse_range_reads_in_blocks_and_cuts_only_long_lines(tmp_path: Path, history_bytes: bytes) -> None:
@@ -184,6 +187,7 @@ def test_a_huge_tool_line_is_scanned_in_bounded_memory(tmp_path: Path, history_b
 
     from entire_agent_aider import state as store
     from entire_agent_aider.lifecycle import Machine, Trigger
+    from entire_core.scratch import Scratch
 
     repo = Repo(tmp_path, history_bytes)
     first_turn = history_bytes.index(b"\n# aider chat started at ", 10)
@@ -193,7 +197,7 @@ def test_a_huge_tool_line_is_scanned_in_bounded_memory(tmp_path: Path, history_b
     repo.history.write_bytes(prefix[: prefix.index(b"> Tokens: ")])
     assert [t for t, _, _ in repo.drain()] == [1, 2]  # a turn under way: no TurnEnd yet
     repo.history.write_bytes(prefix + huge + after)
-    state = store.load(store.state_path(str(tmp_path), str(repo.history)))
+    state = store.load(Scratch(str(tmp_path), repo.agent.name), str(repo.history))
     machine = Machine(str(repo.history), state, Trigger(time=TIME, notification=True))
     tracemalloc.start()
     machine.scan()
@@ -201,3 +205,21 @@ def test_a_huge_tool_line_is_scanned_in_bounded_memory(tmp_path: Path, history_b
     tracemalloc.stop()
     assert peak < 3 << 20, f"the scan held {peak >> 20} MiB for a 6 MiB line"
     assert [(e["type"], e["upto"]) for e in machine.queue] == [(3, len(prefix) + len(huge) + len(after))]
+
+
+def test_a_chat_command_and_its_echo_are_one_turn(tmp_path: Path) -> None:
+    # Real Aider 0.86.2: "/ask <text>" is logged as typed, then "<text>" again before the reply.
+    data = (Path(__file__).parent / "data" / "ask-commands.chat.history.md").read_bytes()
+    repo = Repo(tmp_path, data)
+    typed = data.index(b"#### /ask What does greet do?  \n")
+    # The launcher's tail sees the typed block before Aider has logged the echo.
+    repo.grow(repo.after(b"#### /ask What", typed))
+    started = repo.drain("turn-start", source="launcher")
+    assert [(kind, prompt) for kind, prompt, _ in started] == [(1, ""), (2, "/ask What does greet do?")]
+    # The echo and the reply follow; the notification ends that one turn, and starts no other.
+    repo.grow(repo.after(b"> Tokens: ", typed))
+    assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(3, "")]
+    # The same question typed after the reply is a turn of its own.
+    second = data.index(b"> Tokens: ", typed) + 1
+    repo.grow(repo.after(b"> Tokens: ", second))
+    assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(2, "What does greet do?"), (3, "")]

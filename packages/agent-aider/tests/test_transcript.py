@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from entire_agent_aider import markdown
 from entire_agent_aider import transcript as t
 
 DATA = Path(__file__).parent / "data"
@@ -157,7 +158,7 @@ def test_tricky_grammar() -> None:
     ],
 )
 def test_parse_tokens(text: str, value: int | None) -> None:
-    assert t.parse_tokens(text) == value
+    assert markdown.parse_tokens(text) == value
 
 
 def test_pending_edits() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from entire_agent_aider import hooks, transcript
+from entire_agent_aider import events, transcript
 from entire_agent_aider import view as aider_view
 from entire_agent_aider.agent import AiderAgent
 from entire_core import views
@@ -88,7 +88,7 @@ class Run:
 
         aider_view.attach = spy  # pyright: ignore[reportAttributeAccessIssue]
         try:
-            while (event := hooks.parse_hook(self.agent, hook, body)) is not None:
+            while (event := events.parse_hook(self.agent, hook, body)) is not None:
                 session_id, kind, start, upto = seen[-1]
                 self.on_event(event.session_ref, session_id, kind, start, upto)
                 body = {**body, "exited": False}
@@ -325,6 +325,7 @@ def test_write_session_restores_a_rebased_view_for_the_resume_command(tmp_path: 
 
     from entire_agent_aider import state
     from entire_core.protocol import AgentSession
+    from entire_core.scratch import Scratch
 
     run = Run(tmp_path, 8192)
     grow_by_turns(run, synthetic(1, 30), launcher="aider-run-r")
@@ -336,7 +337,7 @@ def test_write_session_restores_a_rebased_view_for_the_resume_command(tmp_path: 
             "session_ref": str(view), "start_time": "0001-01-01T00:00:00Z",
             "native_data": base64.b64encode(stored).decode()}  # fmt: skip
     run.agent.write_session(AgentSession.model_validate_json(json.dumps(data)))
-    restored = Path(state.session_ref(str(tmp_path), "aider-run-r"))
+    restored = Path(state.session_ref(Scratch(str(tmp_path), run.agent.name), "aider-run-r"))
     assert restored.read_bytes() == stored == view.read_bytes()
     argv = shlex.split(run.agent.format_resume_command("aider-run-r"))
     assert argv[:2] == ["aider", "--chat-history-file"] and argv[3:] == ["--restore-chat-history"]

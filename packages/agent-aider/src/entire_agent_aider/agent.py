@@ -21,6 +21,8 @@ from entire_core.agent import (
     TranscriptPreparer,
 )
 
+from entire_agent_aider import __version__
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
-    from entire_agent_aider.transcript import History
+    from entire_agent_aider.parser import History
 
 _PKG = "entire_agent_aider."
 
@@ -60,7 +62,7 @@ class AiderAgent(
     name = "aider"
     type = "Aider"
     description = "Aider AI pair programming in your terminal"
-    version = "0.1.0"
+    version = __version__
     protected_dirs = (".aider.tags.cache.v3", ".aider.tags.cache.v4")
     protected_files = (".aider.chat.history.md", ".aider.input.history", ".aider.conf.yml")
     session_file_suffix = ".md"
@@ -101,26 +103,29 @@ class AiderAgent(
         """
         from entire_core import fsutil
 
-        from entire_agent_aider import state
-
-        target = state.session_ref(self.repo_root, session.session_id)
+        target = self._restored_path(session.session_id)
         fsutil.atomic_write(target, session.native_data or b"")
         return target
 
     def format_resume_command(self, session_id: str) -> str:
         from entire_core import shell
 
+        ref = os.path.relpath(self._restored_path(session_id), self.repo_root)
+        return shell.join(["aider", "--chat-history-file", ref, "--restore-chat-history"])
+
+    def _restored_path(self, session_id: str) -> str:
+        from entire_core.scratch import Scratch
+
         from entire_agent_aider import state
 
-        ref = os.path.relpath(state.session_ref(self.repo_root, session_id), self.repo_root)
-        return shell.join(["aider", "--chat-history-file", ref, "--restore-chat-history"])
+        return state.session_ref(Scratch(self.repo_root, self.name), session_id)
 
     # -- hooks ----------------------------------------------------------------------------------------
 
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
-        from entire_agent_aider import hooks
+        from entire_agent_aider import events
 
-        return hooks.parse_hook(self, hook, payload)
+        return events.parse_hook(self, hook, payload)
 
     def install_hooks(self, *, force: bool = False) -> int:
         from entire_core.versions import refuse_older
@@ -179,13 +184,12 @@ class AiderAgent(
 
     def _repo_files(self, history: History) -> list[str]:
         # Aider names files relative to the git root (to its working directory with --no-git).
-        from entire_core.paths import repo_relative
+        from entire_core.paths import repo_files
 
         from entire_agent_aider import transcript
 
         root = self.repo_root
-        files = (repo_relative(path, root, cwd=root) for path in transcript.modified_files(history))
-        return list(dict.fromkeys(files))
+        return repo_files(transcript.modified_files(history), root, cwd=root)
 
     def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
         return self.calculate_tokens(transcript, offset)
@@ -198,7 +202,7 @@ class AiderAgent(
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_aider import compact
 
-        return compact.compact(session_ref, self.env.get("ENTIRE_CLI_VERSION", ""))
+        return compact.compact(session_ref, self.name, self.env.get("ENTIRE_CLI_VERSION", ""))
 
     def generate_text(self, prompt: str, model: str) -> str:
         from entire_agent_aider import textgen

@@ -26,7 +26,7 @@ def _stamp(header: str | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 
-def compact(session_ref: str, cli_version: str) -> CompactTranscript:
+def compact(session_ref: str, agent_name: str, cli_version: str) -> CompactTranscript:
     """The compact JSONL of every session in the chat-history file at ``session_ref``."""
     from entire_core import offsets
 
@@ -37,7 +37,7 @@ def compact(session_ref: str, cli_version: str) -> CompactTranscript:
     for session in history.sessions:
         base = {
             "v": 1,
-            "agent": "aider",
+            "agent": agent_name,
             "cli_version": cli_version.strip() or "unknown",
             "ts": _stamp(session.header),
         }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from entire_agent_aider import hooks, notify
+from entire_agent_aider import hooks, paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def check_overrides(report: Report, agent: Agent) -> None:
 def check_history(report: Report, agent: Agent) -> None:
     """Where Aider will write the chat history the plugin reads."""
     cwd = os.getcwd()
-    history = notify.history_from_args([], cwd, agent.env)
+    history = paths.history_from_args([], cwd, agent.env)
     where = "from AIDER_CHAT_HISTORY_FILE" if agent.env.get("AIDER_CHAT_HISTORY_FILE") else "default"
     state = "exists" if os.path.exists(history) else "not created yet"
     report.ok(f"chat history file ({where}): {history} ({state})")

@@ -1,28 +1,21 @@
-"""Our notification hook in ``.aider.conf.yml``, and our hook payloads turned into lifecycle events.
+"""Our notification hook in the repository's ``.aider.conf.yml``: install, uninstall, recognise.
 
 Aider has no hooks; its one external command that follows the chat loop is ``notifications-command``
 (run with ``shell=True``, so ``sh -c`` or, on Windows, ``cmd.exe /c``, at the first prompt after each
 model call, with no payload, Aider's stdin and Aider's environment). We install, in a marked block of the repository's ``.aider.conf.yml``, a
 command that runs ``entire-agent-aider notify``: that builds the JSON payload (history file, Aider's
-pid, the time, the launcher's session id) and feeds it to ``entire hooks aider <hook>`` once per
-pending event. ``parse-hook`` maps those payloads to events through ``lifecycle``.
+pid, the time, the launcher's session id) and feeds it to ``entire hooks <agent> <hook>`` once per
+pending event. ``parse-hook`` maps those payloads to events in ``entire_agent_aider.events``.
 """
 
 from __future__ import annotations
 
 import os
 
-from entire_core.types import Event
-
-from entire_agent_aider import state as store
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from entire_core.agent import Agent
-
-HOOK_NAMES = ("session-start", "turn-start", "turn-end", "session-end")
 CONF_FILE = ".aider.conf.yml"
 BEGIN = "# >>> entire-agent-aider: managed by Entire, do not edit by hand >>>"
 END = "# <<< entire-agent-aider <<<"
@@ -45,102 +38,6 @@ def notify_command() -> str:
 
 
 OUR_KEYS = ("notifications", "notifications-command")
-
-
-# -- payload -> event -----------------------------------------------------------------------------------
-
-
-def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
-    """The next lifecycle event our payload implies, or None (also for payloads that are not ours).
-
-    The event's ``session_ref`` is the session's view (``entire_agent_aider.view``): its slice of the
-    history file up to where the event stands, bounded in size.
-    """
-    from entire_core import jsonvalues, locks
-
-    from entire_agent_aider import view
-    from entire_agent_aider.lifecycle import Machine, Trigger
-
-    repo_root = agent.repo_root
-    fields = jsonvalues.obj(payload)
-    history = _history_file(jsonvalues.text(fields.get("history_file")), repo_root)
-    session = _session(jsonvalues.text(fields.get("session")))
-    launcher = fields.get("source") == "launcher"
-    start = fields.get("start_offset")
-    claim_start = start if launcher and hook == "session-start" and session and _is_count(start) else None
-    exited = launcher and fields.get("exited") is True and bool(session)
-    if claim_start is None and not exited and not os.path.isfile(history):
-        return None
-    trigger = Trigger(
-        time=_time(jsonvalues.text(fields.get("time"))),
-        notification=fields.get("source") == "notification",
-        session=session,
-        claim_start=claim_start,
-        exited=exited,
-    )
-    path = store.state_path(repo_root, history)
-    with locks.exclusive(path + ".lock"):
-        state = store.load(path)
-        machine = Machine(history, state, trigger)
-        new_claim = claim_start is not None and machine.add_claim(session, claim_start)
-        machine.scan()
-        if new_claim:
-            machine.claim_started(session, claim_start or 0)
-        item = machine.pop()
-        event = None
-        if item is not None:
-            kind, session_id = int(item["type"]), str(item["session"])
-            start, upto = int(item["start"]), int(item["upto"])
-            ref = view.attach(agent, session_id, history, kind, start=start, upto=upto)
-            event = Event(
-                kind,
-                session_id,
-                session_ref=ref,
-                prompt=str(item.get("prompt") or ""),
-                model=str(item.get("model") or ""),
-                timestamp=str(item.get("time") or ""),
-            )
-        store.save(path, state)
-    return event
-
-
-def _history_file(value: str, repo_root: str) -> str:
-    from entire_core import validate
-
-    if os.path.isabs(value) and "\0" not in value and not validate.has_parent_reference(value):
-        return value
-    return os.path.join(repo_root, store.HISTORY_FILE)
-
-
-def _session(value: str) -> str:
-    from entire_core import validate
-    from entire_core.errors import InvalidInput
-
-    if not value:
-        return ""
-    try:
-        return validate.session_id(value)
-    except InvalidInput:
-        return ""
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _time(value: str) -> str:
-    from entire_core.types import normalize_timestamp
-
-    return normalize_timestamp(value) or now()
-
-
-def now() -> str:
-    """The current time as RFC 3339 UTC."""
-    from datetime import UTC, datetime
-
-    from entire_core.types import rfc3339
-
-    return rfc3339(datetime.now(UTC))
 
 
 # -- .aider.conf.yml ------------------------------------------------------------------------------------

@@ -16,12 +16,14 @@ import subprocess
 import sys
 import threading
 
-from entire_agent_aider import notify
+from entire_agent_aider import notify, paths
 from entire_agent_aider.hooks import notify_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from entire_core.agent import Agent
 
 POLL_SECONDS = 0.2
 USAGE = "usage: entire-agent-aider run [--aider PATH] -- [aider arguments...]"
@@ -78,12 +80,13 @@ def forwarded_signals() -> list[signal.Signals]:
     return [signal.SIGTERM] if hangup is None else [signal.SIGTERM, hangup]
 
 
-def run(agent: object, argv: list[str]) -> int:
+def run(agent: Agent, argv: list[str]) -> int:
     """Run Aider under the launcher and return its exit status."""
     aider, args = _split(argv)
+    name = agent.name
     cwd = os.getcwd()
-    history = notify.history_from_args(args, cwd, os.environ)
-    root = notify.git_root(cwd) or cwd
+    history = paths.history_from_args(args, cwd, os.environ)
+    root = paths.git_root(cwd) or cwd
     session = new_session_id()
     try:
         start = os.path.getsize(history)
@@ -96,7 +99,7 @@ def run(agent: object, argv: list[str]) -> int:
         body = notify.payload(hook, history, source="launcher", session=session, **extra)
         with lock:
             try:
-                status = notify.deliver(root, history, hook, body, quiet=True)
+                status = notify.deliver(name, root, history, hook, body, quiet=True)
             except Exception as exc:  # the user's Aider session matters more than our bookkeeping
                 failures.append(f"{hook}: {exc}")
                 return

@@ -24,10 +24,13 @@ import os
 from entire_core.types import EventType
 
 from entire_agent_aider import transcript
+from entire_agent_aider.markdown import HEADER_PREFIX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from entire_agent_aider.parser import History, Session
 
 CATCH_UP_LIMIT = 8 * 1024 * 1024
 """Beyond this much unread history, skip to the last session instead of replaying everything."""
@@ -127,7 +130,7 @@ class Machine:
         del self.ended[:-RECENT_ENDED]
         self.st["current"] = None
 
-    def _begin(self, session: transcript.Session, start: int) -> dict[str, Any]:
+    def _begin(self, session: Session, start: int) -> dict[str, Any]:
         claim = next((c for c in self.claims if not c.get("bound") and c["start"] <= start), None)
         if claim is not None:
             claim["bound"] = True
@@ -145,7 +148,7 @@ class Machine:
 
     def _ordinal(self, header: str, start: int) -> int:
         """How many sessions just before this one share its header time (runs started in one second)."""
-        needle = ("\n" + transcript.HEADER_PREFIX + header + "\n").encode()
+        needle = ("\n" + HEADER_PREFIX + header + "\n").encode()
         ordinal = 0
         with open(self.history, "rb") as f:
             position = start
@@ -153,7 +156,7 @@ class Machine:
                 lower = max(0, position - 65536)
                 f.seek(lower)
                 window = f.read(position - lower)
-                previous = window.rfind(b"\n" + transcript.HEADER_PREFIX.encode())
+                previous = window.rfind(b"\n" + HEADER_PREFIX.encode())
                 if previous < 0 or not window.startswith(needle, previous):
                     break
                 ordinal += 1
@@ -224,7 +227,7 @@ class Machine:
         claim = next((c for c in self.claims if not c.get("bound")), None)
         if claim is not None and claim["start"] <= size:
             return int(claim["start"])
-        marker = b"\n" + transcript.HEADER_PREFIX.encode()
+        marker = b"\n" + HEADER_PREFIX.encode()
         with open(self.history, "rb") as f:
             position = size
             while position > 0:
@@ -238,7 +241,7 @@ class Machine:
                 position = lower
         return 0
 
-    def _apply(self, history: transcript.History, anchor: int, end: int) -> None:
+    def _apply(self, history: History, anchor: int, end: int) -> None:
         cur: dict[str, Any] | None = self.st.get("current")
         sessions = history.sessions
         for index, session in enumerate(sessions):
@@ -276,7 +279,7 @@ class Machine:
         if self.trigger.exited:
             self._exited(end)
 
-    def _at_end(self, cur: dict[str, Any], session: transcript.Session, end: int) -> None:
+    def _at_end(self, cur: dict[str, Any], session: Session, end: int) -> None:
         """At a notification, end the open turn of the last session unless edits are still pending."""
         open_turn = cur.get("open")
         if open_turn is None or open_turn.get("ended") or not self.trigger.notification:

@@ -21,10 +21,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from entire_agent_aider.markdown import Tokens
+    from entire_agent_aider.parser import Session
+
 HEADER_SLACK_SECONDS = 5
 
 
-def usage_of(tokens: transcript.Tokens, exact: tuple[int, int] | None = None) -> TokenUsage:
+def usage_of(tokens: Tokens, exact: tuple[int, int] | None = None) -> TokenUsage:
     """One model call as Entire counts it: input without cache writes, which are counted apart."""
     if exact is not None:
         prompt, completion = exact
@@ -62,9 +65,7 @@ def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -
     return total
 
 
-def _exact_calls(
-    session: transcript.Session, count: int, env_log: str, base_dir: str
-) -> list[tuple[int, int]] | None:
+def _exact_calls(session: Session, count: int, env_log: str, base_dir: str) -> list[tuple[int, int]] | None:
     """The (prompt, completion) of each main-model call of the session, or None when unknown."""
     log = session.analytics_log or env_log
     if not log or session.header is None or not count:

@@ -24,13 +24,16 @@ import os
 
 from entire_core import offsets, views
 
-from entire_agent_aider import transcript
+from entire_agent_aider.markdown import HEADER_PREFIX, header_time
+from entire_agent_aider.parser import Parser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from entire_core.agent import Agent
+
+    from entire_agent_aider.parser import Turn
 
 HEADER_LINES = 1 << 16
 """At most this many records in a snapshot (the oldest turns are left out beyond it)."""
@@ -39,7 +42,7 @@ NOTE = (
     "Entire's view of this session starts here: the turns above restate the earlier turns,"
     " which earlier checkpoints stored in full."
 )
-_PROTECTED = (b"####", transcript.HEADER_PREFIX.encode(), b"> Applied edit to ", b"> Commit ", b"> Removed: ",
+_PROTECTED = (b"####", HEADER_PREFIX.encode(), b"> Applied edit to ", b"> Commit ", b"> Removed: ",
               b"> Tokens: ")  # fmt: skip
 _MIN_REPLY = 384
 """A reply cut shorter than this is left out (its turn keeps its prompt)."""
@@ -119,7 +122,7 @@ class Snapshot:
         self.calls = 0
 
     def build(self, path: str, begin: int, end: int, tag: str) -> list[bytes]:
-        parser = transcript.Parser()
+        parser = Parser()
         first_turn_seen = False
         preamble_size = 0
         for index, (raw, offset, stop) in enumerate(_lines(path, begin, end)):
@@ -135,7 +138,7 @@ class Snapshot:
                 first_turn_seen = True
             if index == 0 or first_turn_seen:
                 pass  # the first line is the snapshot's first record; turns are restated apart
-            elif not self.header_line and transcript.header_time(line.rstrip("\r")) is not None:
+            elif not self.header_line and header_time(line.rstrip("\r")) is not None:
                 self.header_line = raw.rstrip(b"\r")
             elif raw.startswith(b"> ") and (preamble_size < self.limit or _essential(raw)):
                 # Tool lines only, each ending a tool message (a continuation line would read as a reply).
@@ -151,7 +154,7 @@ class Snapshot:
                 self._take(turn)
         return self._header(tag)
 
-    def _drain(self, parser: transcript.Parser) -> None:
+    def _drain(self, parser: Parser) -> None:
         """Restate the turns the parser is done with, so memory stays bounded on a long session."""
         for session in parser.sessions[:-1]:
             for turn in session.turns:
@@ -165,7 +168,7 @@ class Snapshot:
             del session.turns[:-2]
         del parser.sessions[:-1]
 
-    def _take(self, turn: transcript.Turn) -> None:
+    def _take(self, turn: Turn) -> None:
         self.calls += len(turn.tokens)
         if not turn.is_llm:
             return  # local commands (/add, /undo, ...) are not prompts

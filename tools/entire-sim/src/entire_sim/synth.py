@@ -807,10 +807,11 @@ class AiderSynth(Synth):
         return files
 
 
-def aider_state_path(repo: Path, history: str) -> Path:
+def aider_state_path(repo: Path, agent: str, history: str) -> Path:
     """The Aider plugin's lifecycle state for ``history`` (``entire_agent_aider.state.state_path``)."""
-    key = hashlib.sha256(os.path.normcase(os.path.realpath(history)).encode("utf-8", "surrogateescape"))
-    return repo / ".entire" / "tmp" / "entire-agent-aider" / f"state-{key.hexdigest()[:16]}.json"
+    from entire_core.scratch import Scratch, path_key
+
+    return Path(Scratch(str(repo), agent).file("state", path_key(history)))
 
 
 def _aider_progress(path: Path) -> tuple[int, int | None]:
@@ -835,7 +836,7 @@ def deliver(sim: Any, agent: str, hook: str, payload: bytes) -> list[dict[str, A
     if agent != "aider":
         return [sim.hook(agent, hook, payload)]
     body = json.loads(payload)
-    path = aider_state_path(Path(sim.repo), body["history_file"])
+    path = aider_state_path(Path(sim.repo), agent, body["history_file"])
     records: list[dict[str, Any]] = []
     for _ in range(AIDER_MAX_CALLS):
         before, _head = _aider_progress(path)

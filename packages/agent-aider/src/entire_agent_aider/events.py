@@ -1,0 +1,116 @@
+"""Our hook payloads turned into lifecycle events, one event per ``parse-hook`` call.
+
+Aider has no hooks: our payloads come from ``entire-agent-aider notify`` (run by Aider's
+``notifications-command``) and from the launcher (``entire-agent-aider run``), see
+``entire_agent_aider.notify``. A payload names the history file, the trigger and the time; the
+events themselves are recovered from the history file by ``entire_agent_aider.lifecycle``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from entire_core.types import Event
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from entire_core.agent import Agent
+
+
+def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
+    """The next lifecycle event our payload implies, or None (also for payloads that are not ours).
+
+    The event's ``session_ref`` is the session's view (``entire_agent_aider.view``): its slice of the
+    history file up to where the event stands, bounded in size.
+    """
+    from entire_core import jsonvalues, locks
+    from entire_core.hookinput import first_text
+    from entire_core.scratch import Scratch
+
+    from entire_agent_aider import state as store
+    from entire_agent_aider import view
+    from entire_agent_aider.lifecycle import Machine, Trigger
+
+    repo_root = agent.repo_root
+    fields = jsonvalues.obj(payload)
+    history = _history_file(first_text(fields, "history_file"), repo_root)
+    session = _session(first_text(fields, "session"))
+    launcher = fields.get("source") == "launcher"
+    start = fields.get("start_offset")
+    claim_start = start if launcher and hook == "session-start" and session and _is_count(start) else None
+    exited = launcher and fields.get("exited") is True and bool(session)
+    if claim_start is None and not exited and not os.path.isfile(history):
+        return None
+    trigger = Trigger(
+        time=_time(first_text(fields, "time")),
+        notification=fields.get("source") == "notification",
+        session=session,
+        claim_start=claim_start,
+        exited=exited,
+    )
+    scratch = Scratch(repo_root, agent.name)
+    with locks.exclusive(store.state_path(scratch, history) + ".lock"):
+        state = store.load(scratch, history)
+        machine = Machine(history, state, trigger)
+        new_claim = claim_start is not None and machine.add_claim(session, claim_start)
+        machine.scan()
+        if new_claim:
+            machine.claim_started(session, claim_start or 0)
+        item = machine.pop()
+        event = None
+        if item is not None:
+            kind, session_id = int(item["type"]), str(item["session"])
+            start, upto = int(item["start"]), int(item["upto"])
+            ref = view.attach(agent, session_id, history, kind, start=start, upto=upto)
+            event = Event(
+                kind,
+                session_id,
+                session_ref=ref,
+                prompt=str(item.get("prompt") or ""),
+                model=str(item.get("model") or ""),
+                timestamp=str(item.get("time") or ""),
+            )
+        store.save(scratch, history, state)
+    return event
+
+
+def _history_file(value: str, repo_root: str) -> str:
+    from entire_core import validate
+
+    from entire_agent_aider.paths import default_history
+
+    if os.path.isabs(value) and "\0" not in value and not validate.has_parent_reference(value):
+        return value
+    return default_history(repo_root)
+
+
+def _session(value: str) -> str:
+    # Our own payload's launcher session id: one that is not a valid id is no claim at all.
+    from entire_core import validate
+    from entire_core.errors import InvalidInput
+
+    if not value:
+        return ""
+    try:
+        return validate.session_id(value)
+    except InvalidInput:
+        return ""
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _time(value: str) -> str:
+    from entire_core.types import normalize_timestamp
+
+    return normalize_timestamp(value) or now()
+
+
+def now() -> str:
+    """The current time as RFC 3339 UTC."""
+    from datetime import UTC, datetime
+
+    from entire_core.types import rfc3339
+
+    return rfc3339(datetime.now(UTC))
