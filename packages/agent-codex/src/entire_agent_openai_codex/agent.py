@@ -85,16 +85,16 @@ class OpenAICodexAgent(
 
         from entire_core import validate
 
-        from entire_agent_openai_codex import home
+        from entire_agent_openai_codex import paths
 
         validate.session_id(session_id)
-        root = home.sessions_dir(self.env)
-        for day in home.candidate_days(session_id):
-            found = home.match_in(os.path.join(root, day), session_id)
+        root = paths.sessions_dir(self.env)
+        for day in paths.candidate_days(session_id):
+            found = paths.match_in(os.path.join(root, day), session_id)
             if found:
                 return found
-        created = home.uuid7_time(session_id) or datetime.now(UTC)
-        return home.rollout_path(root, session_id, created)
+        created = paths.uuid7_time(session_id) or datetime.now(UTC)
+        return paths.rollout_path(root, session_id, created)
 
     def restore_native(self, session: AgentSession) -> str:
         """Write the rollout where ``codex resume <id>`` finds it (the dated sessions tree).
@@ -107,14 +107,14 @@ class OpenAICodexAgent(
         from entire_core import fsutil, sessions, validate, views
         from entire_core.errors import InvalidInput
 
-        from entire_agent_openai_codex import home
+        from entire_agent_openai_codex import paths
 
         session_id = validate.session_id(session.session_id)
         followed = views.native_of(self, sessions.restore_target(self, session))
         target = self.native_session_file(session_id)
-        if os.path.basename(followed).endswith(f"-{session_id}{home.ROLLOUT_SUFFIX}"):
+        if os.path.basename(followed).endswith(f"-{session_id}{paths.ROLLOUT_SUFFIX}"):
             with contextlib.suppress(InvalidInput):  # else not in this machine's Codex tree
-                target = validate.path_within(home.sessions_dir(self.env), followed)
+                target = validate.path_within(paths.sessions_dir(self.env), followed)
         fsutil.atomic_write(target, session.native_data or b"")
         return target
 
@@ -257,9 +257,9 @@ class OpenAICodexAgent(
 
     def generate_text(self, prompt: str, model: str) -> str:
         """Codex's answer from ``codex exec`` (read-only, ephemeral, hooks off)."""
-        from entire_agent_openai_codex import generate
+        from entire_agent_openai_codex import textgen
 
-        return generate.generate(prompt, model, self.env)
+        return textgen.generate(prompt, model, self.env)
 
     def write_hook_response(self, message: str) -> bytes:
         """Codex's hook output JSON: ``systemMessage`` is shown to the user."""

@@ -106,12 +106,12 @@ def diagnose(agent: Agent) -> Report:
     """Check the whole chain for this repository: binary, config, hooks file, project and hook trust."""
     import shutil
 
-    from entire_agent_openai_codex import home
+    from entire_agent_openai_codex import paths
 
     report = Report()
     env, root = agent.env, agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)
-    config_path = os.path.join(home.codex_home(env), "config.toml")
+    config_path = os.path.join(paths.codex_home(env), "config.toml")
     report.lines.append(f"{PROGRAM} doctor: {root}")
 
     report.section("Codex")
@@ -229,7 +229,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
 
     from entire_core.errors import ConfigError
 
-    from entire_agent_openai_codex import home
+    from entire_agent_openai_codex import paths
 
     unknown = [a for a in argv if a not in ("--project", "--remove")]
     if unknown:
@@ -243,7 +243,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
         return 2
     root = agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)
-    config_path = os.path.join(home.codex_home(agent.env), "config.toml")
+    config_path = os.path.join(paths.codex_home(agent.env), "config.toml")
     events, problem = _read_hooks(hooks_path)
     if "--remove" in argv:
         removed = trust.remove_trust(config_path, hooks_path, events or {}, agent.name)

@@ -278,12 +278,12 @@ def _subagent_event(
     from entire_core import validate
     from entire_core.errors import InvalidInput
 
-    from entire_agent_openai_codex import home, transcript
+    from entire_agent_openai_codex import paths, transcript
 
     ref = _text(p, "agent_transcript_path")
     if not ref:
         try:
-            ref = home.find_rollout(validate.tool_id(child, "agent_id"), agent.env) or ""
+            ref = paths.find_rollout(validate.tool_id(child, "agent_id"), agent.env) or ""
         except InvalidInput:
             ref = ""
     task = transcript.first_prompt(ref) if ref else ""

@@ -444,7 +444,7 @@ def _safe_thread_id(value: str) -> bool:
 
 def subagent_rollouts(lines: Iterable[bytes], env: Mapping[str, str], near: str) -> list[str]:
     """Rollout paths of every subagent spawned in ``lines`` and, recursively, of their subagents."""
-    from entire_agent_openai_codex import home
+    from entire_agent_openai_codex import paths
 
     found: list[str] = []
     seen: set[str] = set()
@@ -454,7 +454,7 @@ def subagent_rollouts(lines: Iterable[bytes], env: Mapping[str, str], near: str)
         if thread in seen or not _safe_thread_id(thread) or depth > MAX_SUBAGENT_DEPTH:
             continue
         seen.add(thread)
-        path = home.find_rollout(thread, env, near=near)
+        path = paths.find_rollout(thread, env, near=near)
         if path is None:
             continue
         found.append(path)
