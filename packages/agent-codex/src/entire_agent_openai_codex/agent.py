@@ -127,10 +127,10 @@ class OpenAICodexAgent(
     # -- hooks ----------------------------------------------------------------------------------------------
 
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
-        """The lifecycle event of a Codex hook payload (see ``hooks.parse``)."""
-        from entire_agent_openai_codex import hooks
+        """The lifecycle event of a Codex hook payload (see ``events.parse``)."""
+        from entire_agent_openai_codex import events
 
-        return hooks.parse(self, hook, payload)
+        return events.parse(self, hook, payload)
 
     def install_hooks(self, *, force: bool = False) -> int:
         """Install our handlers into ``.codex/hooks.json``; trust is left to ``doctor``/``trust``.
@@ -192,12 +192,12 @@ class OpenAICodexAgent(
 
         from entire_agent_openai_codex import state, transcript
 
-        expected = state.pending_turn_end(self.repo_root, session_ref)
+        expected = state.pending_turn_end(self, session_ref)
         done = transcript.wait_for_turn_end(
             session_ref, expected.get("turn_id", ""), expected.get("message", "")
         )
         if done and expected:
-            state.clear_turn_end(self.repo_root, session_ref)
+            state.clear_turn_end(self, session_ref)
         if not os.path.exists(session_ref):
             raise AgentError(f"Codex has not written the rollout {session_ref} (yet)")
 
