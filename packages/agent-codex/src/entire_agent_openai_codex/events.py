@@ -103,13 +103,13 @@ def _subagent_event(agent: Agent, hook: str, p: dict[str, Any], event: Callable[
         return event(EventType.SUBAGENT_START, first_text(p, "transcript_path"), child=child)
     from entire_core import validate
 
-    from entire_agent_openai_codex import paths, transcript
+    from entire_agent_openai_codex import messages, paths
 
     # The dispatcher refuses an invalid subagent id once we answer; it names a file before that.
     ref = first_text(p, "agent_transcript_path") or paths.find_rollout(
         validate.tool_id(child, "subagent_id"), agent.env
     )
-    task = transcript.first_prompt(ref) if ref else ""
+    task = messages.first_prompt(ref) if ref else ""
     # Without the child's rollout, no transcript is better than the parent's: the CLI would read every
     # file the parent ever changed as the child's work.
     return event(EventType.SUBAGENT_END, ref or "", child=child, task=task)
