@@ -65,7 +65,7 @@ def main() -> int:
             codex_home = work / "codex-home"
             codex_home.mkdir()
             (codex_home / "config.toml").write_text(
-                driver.USER_CONFIG.format(port=port_file.read_text()), encoding="utf-8"
+                driver.user_config(port_file.read_text()), encoding="utf-8"
             )
             fixtures = work / "fixtures.json"
             absolute_fixtures(fixtures)
