@@ -11,35 +11,35 @@ from pathlib import Path
 
 import pytest
 from codex_fixtures import CHILD, ROLLOUT_CHILD, S1
-from entire_agent_openai_codex import home
+from entire_agent_openai_codex import paths
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core.errors import InvalidInput
 from entire_core.protocol import AgentSession
 
 
 def test_codex_home_defaults_to_dot_codex() -> None:
-    assert home.codex_home({"HOME": "/h"}) == "/h/.codex"
-    assert home.codex_home({"HOME": "/h", "CODEX_HOME": "/c"}) == "/c"
-    assert home.codex_home({"HOME": "/h", "USERPROFILE": "/u"}) == "/h/.codex"
+    assert paths.codex_home({"HOME": "/h"}) == "/h/.codex"
+    assert paths.codex_home({"HOME": "/h", "CODEX_HOME": "/c"}) == "/c"
+    assert paths.codex_home({"HOME": "/h", "USERPROFILE": "/u"}) == "/h/.codex"
 
 
 def test_codex_home_on_windows_is_under_userprofile(monkeypatch: pytest.MonkeyPatch) -> None:
     # Codex (Rust's home_dir) ignores HOME on Windows; Git Bash sets it, sometimes elsewhere.
     monkeypatch.setattr(sys, "platform", "win32")
-    assert home.codex_home({"HOME": "/h", "USERPROFILE": "/u"}) == "/u/.codex"
-    assert home.codex_home({"HOME": "/h"}) == "/h/.codex"
+    assert paths.codex_home({"HOME": "/h", "USERPROFILE": "/u"}) == "/u/.codex"
+    assert paths.codex_home({"HOME": "/h"}) == "/h/.codex"
 
 
 def test_uuid7_ids_carry_their_creation_time() -> None:
-    assert home.uuid7_time(S1) == datetime(2026, 11, 30, 3, 2, 53, 932000, tzinfo=UTC)
-    assert home.uuid7_time("test-session-123") is None
-    assert home.uuid7_time("01a22a67-c6ec-47d0-98ce-b28638e49364") is None  # a v4 id
+    assert paths.uuid7_time(S1) == datetime(2026, 11, 30, 3, 2, 53, 932000, tzinfo=UTC)
+    assert paths.uuid7_time("test-session-123") is None
+    assert paths.uuid7_time("01a22a67-c6ec-47d0-98ce-b28638e49364") is None  # a v4 id
 
 
 def test_native_session_file_is_in_the_dated_tree(agent: OpenAICodexAgent, tmp_path: Path) -> None:
-    sessions = home.sessions_dir(agent.env)
+    sessions = paths.sessions_dir(agent.env)
     assert sessions == str(tmp_path / "codex" / "sessions")
-    local = home.uuid7_time(CHILD)
+    local = paths.uuid7_time(CHILD)
     assert local is not None
     local = local.astimezone()
     day = Path(sessions, f"{local:%Y}", f"{local:%m}", f"{local:%d}")
@@ -101,9 +101,9 @@ def test_write_session_restores_the_rollout_the_view_followed(agent: OpenAICodex
     from entire_core import views
     from entire_core.types import EventType
 
-    local = home.uuid7_time(CHILD)
+    local = paths.uuid7_time(CHILD)
     assert local is not None
-    day = Path(home.sessions_dir(agent.env), f"{local.astimezone():%Y/%m/%d}")
+    day = Path(paths.sessions_dir(agent.env), f"{local.astimezone():%Y/%m/%d}")
     day.mkdir(parents=True)
     original = day / f"rollout-1999-01-01T00-00-00-{CHILD}.jsonl"  # not the id's own second
     original.write_bytes(ROLLOUT_CHILD.read_bytes())

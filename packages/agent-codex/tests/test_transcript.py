@@ -22,6 +22,7 @@ from codex_fixtures import (
     SUMMARY1,
     TURN1_END,
 )
+from entire_agent_openai_codex import file_changes, messages, subagents, tokens, turn_end
 from entire_agent_openai_codex import transcript as t
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core.types import TokenUsage
@@ -73,12 +74,12 @@ def test_all_modified_files_include_the_subagents(tmp_path: Path) -> None:
 
 def test_prompts_leave_out_injected_context() -> None:
     lines, _ = t.read_range(str(ROLLOUT1), 0)
-    assert t.user_prompts(lines) == [PROMPT1, PROMPT2]
+    assert messages.user_prompts(lines) == [PROMPT1, PROMPT2]
     # Only the model-visible messages, as the oldest hook-era releases write: still no injected context.
     visible = [raw for raw in lines if b'"item_completed"' not in raw]
-    assert t.user_prompts(visible) == [PROMPT1, PROMPT2]
+    assert messages.user_prompts(visible) == [PROMPT1, PROMPT2]
     parent, _ = t.read_range(str(ROLLOUT2), 0)
-    assert t.user_prompts([raw for raw in parent if b'"item_completed"' not in raw]) == [
+    assert messages.user_prompts([raw for raw in parent if b'"item_completed"' not in raw]) == [
         "SPAWN a subagent that creates child.txt, wait for it, then report"
     ]  # and no <subagent_notification>
 
@@ -96,33 +97,33 @@ def test_prompts_leave_out_injected_context() -> None:
     ],
 )
 def test_injected_context(text: str) -> None:
-    assert t.is_injected(text)
-    assert not t.is_injected("please fix <environment_context> handling")
+    assert messages.is_injected(text)
+    assert not messages.is_injected("please fix <environment_context> handling")
 
 
 def test_summary_is_the_last_assistant_message(tmp_path: Path) -> None:
-    assert t.summary(str(ROLLOUT1)) == SUMMARY1
+    assert messages.summary(str(ROLLOUT1)) == SUMMARY1
     message = {
         "type": "message",
         "role": "assistant",
         "content": [{"type": "output_text", "text": "final words"}],
     }
     path = rollout(tmp_path, meta(), line("response_item", message))
-    assert t.summary(str(path)) == "final words"
+    assert messages.summary(str(path)) == "final words"
     with path.open("ab") as f:
         f.write(
             b'{"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type"'
         )
-    assert t.summary(str(path)) == "final words"  # a line still being written is not read
-    assert t.summary(str(rollout(tmp_path, meta()))) is None
+    assert messages.summary(str(path)) == "final words"  # a line still being written is not read
+    assert messages.summary(str(rollout(tmp_path, meta()))) is None
 
 
 def test_tokens_are_deltas_of_the_cumulative_counters() -> None:
     data = ROLLOUT1.read_bytes()
-    assert t.token_usage(data, 0) == TokenUsage(9000, 0, 3000, 306, 6)
-    assert t.token_usage(data, TURN1_END) == TokenUsage(4500, 0, 1500, 153, 3)
-    assert t.token_usage(data, len(data)) == TokenUsage()
-    assert t.token_usage(data, TURN1_END + 1) == TokenUsage()  # not at a line start: a stale offset
+    assert tokens.token_usage(data, 0) == TokenUsage(9000, 0, 3000, 306, 6)
+    assert tokens.token_usage(data, TURN1_END) == TokenUsage(4500, 0, 1500, 153, 3)
+    assert tokens.token_usage(data, len(data)) == TokenUsage()
+    assert tokens.token_usage(data, TURN1_END + 1) == TokenUsage()  # not at a line start: a stale offset
     # Without token_usage_record lines (older releases): the token_count snapshots give the same numbers,
     # their repeats at turn starts not counted as model calls.
     older = b"".join(
@@ -130,8 +131,8 @@ def test_tokens_are_deltas_of_the_cumulative_counters() -> None:
     )
     offset = older.index(b'"type":"task_started"', older.index(b'"last_agent_message"'))
     offset = older.rindex(b"\n", 0, offset) + 1
-    assert t.token_usage(older, 0) == TokenUsage(9000, 0, 3000, 306, 6)
-    assert t.token_usage(older, offset) == TokenUsage(4500, 0, 1500, 153, 3)
+    assert tokens.token_usage(older, 0) == TokenUsage(9000, 0, 3000, 306, 6)
+    assert tokens.token_usage(older, offset) == TokenUsage(4500, 0, 1500, 153, 3)
 
 
 def test_cache_writes_are_not_input_and_other_threads_records_do_not_count() -> None:
@@ -144,7 +145,7 @@ def test_cache_writes_are_not_input_and_other_threads_records_do_not_count() -> 
     own = line("token_usage_record", {"thread_id": "t-1", "usage": usage})
     other = line("token_usage_record", {"thread_id": "parent", "usage": usage})
     data = b"\n".join([meta(), other, own]) + b"\n"
-    assert t.token_usage(data, 0) == TokenUsage(100, 300, 600, 50, 1)
+    assert tokens.token_usage(data, 0) == TokenUsage(100, 300, 600, 50, 1)
 
 
 def test_subagent_tokens_are_nested(tmp_path: Path) -> None:
@@ -152,7 +153,7 @@ def test_subagent_tokens_are_nested(tmp_path: Path) -> None:
     near = ROLLOUT2.parent / S2 / "subagents"  # the CLI's <dir of the rollout>/<session>/subagents
     total = agent.calculate_total_tokens(ROLLOUT2.read_bytes(), 0, str(near))
     assert total == TokenUsage(4500, 0, 1500, 153, 3, subagent_tokens=TokenUsage(2250, 0, 750, 101, 2))
-    assert t.spawned_threads(t.read_range(str(ROLLOUT2), 0)[0]) == [CHILD]
+    assert subagents.spawned_threads(t.read_range(str(ROLLOUT2), 0)[0]) == [CHILD]
 
 
 # -- patch variants ------------------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ def test_partial_and_malformed_lines(tmp_path: Path) -> None:
 
 
 def test_patch_paths() -> None:
-    assert t.patch_paths(ENVELOPE) == ["a.txt", "b.txt", "sub/c.txt", "d.txt"]
+    assert file_changes.patch_paths(ENVELOPE) == ["a.txt", "b.txt", "sub/c.txt", "d.txt"]
 
 
 # -- prepare-transcript ---------------------------------------------------------------------------------------
@@ -225,7 +226,7 @@ def test_prepare_waits_until_the_announced_turn_is_flushed(tmp_path: Path) -> No
     agent = agent_for(str(repo))
     agent.parse_hook("stop", {"session_id": "s-1", "transcript_path": str(path), "turn_id": "turn-9",
                               "last_assistant_message": "all done"})  # fmt: skip
-    assert not t.holds_turn_end(str(path), "turn-9", "all done")
+    assert not turn_end.holds_turn_end(str(path), "turn-9", "all done")
 
     def flush_later() -> None:
         time.sleep(0.3)
@@ -236,22 +237,22 @@ def test_prepare_waits_until_the_announced_turn_is_flushed(tmp_path: Path) -> No
     writer.start()
     agent.prepare_transcript(str(path))
     writer.join()
-    assert t.holds_turn_end(str(path), "turn-9", "all done")
+    assert turn_end.holds_turn_end(str(path), "turn-9", "all done")
     assert not list((repo / ".entire" / "tmp" / "entire-agent-openai-codex").iterdir())  # the note is gone
 
 
 def test_prepare_gives_up_after_its_bound(tmp_path: Path) -> None:
     path = rollout(tmp_path, meta(), line("event_msg", {"type": "task_started", "turn_id": "turn-9"}))
     started = time.monotonic()
-    assert not t.wait_for_turn_end(str(path), "turn-9", "never written", timeout=0.2)
+    assert not turn_end.wait_for_turn_end(str(path), "turn-9", "never written", timeout=0.2)
     assert time.monotonic() - started < 5
-    assert t.wait_for_turn_end(str(path), "", "", timeout=0)  # nothing announced: nothing to wait for
+    assert turn_end.wait_for_turn_end(str(path), "", "", timeout=0)  # nothing announced: nothing to wait for
 
 
 def test_prepare_fails_clearly_when_the_rollout_never_appears(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(t, "TURN_END_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(turn_end, "TURN_END_WAIT_SECONDS", 0.1)
     from entire_core.errors import AgentError
 
     with pytest.raises(AgentError, match="has not written the rollout"):

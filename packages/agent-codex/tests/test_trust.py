@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import tomli_w
 from entire_agent_openai_codex import doctor, hooks, trust
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
@@ -147,11 +148,9 @@ def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
     hooks_path.write_text(json.dumps(data))
     config_path = Path(agent.env["CODEX_HOME"], "config.toml")
     key = f"{os.path.realpath(hooks_path)}:user_prompt_submit:0:0"
-    config_path.write_text(
-        config_path.read_text().replace(
-            f'[hooks.state."{key}"]\n', f'[hooks.state."{key}"]\nenabled = false\n'
-        )
-    )
+    config = tomllib.loads(config_path.read_text())
+    config["hooks"]["state"][key]["enabled"] = False
+    config_path.write_text(tomli_w.dumps(config))
     assert statuses(agent) == [
         "trusted",
         "disabled",
@@ -296,8 +295,8 @@ def test_trust_remove_keeps_user_entries_and_project_trust(agent: OpenAICodexAge
     agent.install_hooks()
     assert trust.trust_command(agent, ["--project"]) == 0
     hooks_path = os.path.realpath(os.path.join(agent.repo_root, ".codex", "hooks.json"))
-    mine = f'\n[hooks.state."{hooks_path}:stop:3:0"]\ntrusted_hash = "sha256:a hook of my own"\n'
-    config.write_text(config.read_text() + mine)
+    mine = {"hooks": {"state": {f"{hooks_path}:stop:3:0": {"trusted_hash": "sha256:a hook of my own"}}}}
+    config.write_text(config.read_text() + "\n" + tomli_w.dumps(mine))
     assert trust.trust_command(agent, ["--remove"]) == 0
     data = tomllib.loads(config.read_text())
     assert list(trust.hook_states(data)) == [f"{hooks_path}:stop:3:0"]

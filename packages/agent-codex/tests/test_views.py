@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from codex_fixtures import ROLLOUT1, ROLLOUT2
-from entire_agent_openai_codex import transcript
+from entire_agent_openai_codex import messages, tokens
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core import offsets, views
 from entire_core.testing.runner import InProcessRunner, Result, Sandbox
@@ -84,11 +84,11 @@ class Driver:
         lines, _ = offsets.read_lines(str(self.native), native_start)
         native_files, _ = self.agent.extract_modified_files(str(self.native), native_start)
         oracle = {
-            "prompts": transcript.user_prompts(lines),
+            "prompts": messages.user_prompts(lines),
             "files": native_files,
             "all_files": native_files,
-            "tokens": transcript.token_usage(raw, native_start).to_wire(),
-            "summary": transcript.summary(str(self.native)) or "",
+            "tokens": tokens.token_usage(raw, native_start).to_wire(),
+            "summary": messages.summary(str(self.native)) or "",
         }
         return {"seen": seen, "oracle": oracle}
 

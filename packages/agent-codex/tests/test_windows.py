@@ -9,17 +9,24 @@ from pathlib import Path
 
 import pytest
 from entire_agent_openai_codex import state
+from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core import locks
+from entire_core.scratch import Scratch, path_key
 
 SESSION = "019f0000-0000-7000-8000-000000000001"
 
 
 def prompt(repo: Path, text: str) -> str:
-    return state.ephemeral_prompt(str(repo), SESSION, text, {"turn_id": "t", "cwd": str(repo)})
+    return state.ephemeral_prompt(
+        OpenAICodexAgent(env={"ENTIRE_REPO_ROOT": str(repo)}),
+        SESSION,
+        text,
+        {"turn_id": "t", "cwd": str(repo)},
+    )
 
 
 def test_the_append_waits_for_the_lock(tmp_path: Path) -> None:
-    path = state.ephemeral_path(str(tmp_path), SESSION)
+    path = state.ephemeral_path(OpenAICodexAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)}), SESSION)
     os.makedirs(os.path.dirname(path))
     with locks.exclusive(path + ".lock"):
         writer = threading.Thread(target=prompt, args=(tmp_path, "hello"))
@@ -51,7 +58,11 @@ def test_the_append_asks_for_binary_mode_where_the_os_has_it(
 
 
 def test_case_variants_of_a_rollout_share_one_turn_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = "/repo"
-    assert state._turn_file(repo, "/R/Rollout.jsonl") != state._turn_file(repo, "/r/rollout.jsonl")
+    turns = Scratch("/repo", "openai-codex")
+    assert turns.file(state.TURN_END, path_key("/R/Rollout.jsonl")) != turns.file(
+        state.TURN_END, path_key("/r/rollout.jsonl")
+    )
     monkeypatch.setattr(os.path, "normcase", str.lower)  # what ntpath.normcase does to these
-    assert state._turn_file(repo, "/R/Rollout.jsonl") == state._turn_file(repo, "/r/rollout.jsonl")
+    assert turns.file(state.TURN_END, path_key("/R/Rollout.jsonl")) == turns.file(
+        state.TURN_END, path_key("/r/rollout.jsonl")
+    )

@@ -85,16 +85,16 @@ class OpenAICodexAgent(
 
         from entire_core import validate
 
-        from entire_agent_openai_codex import home
+        from entire_agent_openai_codex import paths
 
         validate.session_id(session_id)
-        root = home.sessions_dir(self.env)
-        for day in home.candidate_days(session_id):
-            found = home.match_in(os.path.join(root, day), session_id)
+        root = paths.sessions_dir(self.env)
+        for day in paths.candidate_days(session_id):
+            found = paths.match_in(os.path.join(root, day), session_id)
             if found:
                 return found
-        created = home.uuid7_time(session_id) or datetime.now(UTC)
-        return home.rollout_path(root, session_id, created)
+        created = paths.uuid7_time(session_id) or datetime.now(UTC)
+        return paths.rollout_path(root, session_id, created)
 
     def restore_native(self, session: AgentSession) -> str:
         """Write the rollout where ``codex resume <id>`` finds it (the dated sessions tree).
@@ -107,14 +107,14 @@ class OpenAICodexAgent(
         from entire_core import fsutil, sessions, validate, views
         from entire_core.errors import InvalidInput
 
-        from entire_agent_openai_codex import home
+        from entire_agent_openai_codex import paths
 
         session_id = validate.session_id(session.session_id)
         followed = views.native_of(self, sessions.restore_target(self, session))
         target = self.native_session_file(session_id)
-        if os.path.basename(followed).endswith(f"-{session_id}{home.ROLLOUT_SUFFIX}"):
+        if os.path.basename(followed).endswith(f"-{session_id}{paths.ROLLOUT_SUFFIX}"):
             with contextlib.suppress(InvalidInput):  # else not in this machine's Codex tree
-                target = validate.path_within(home.sessions_dir(self.env), followed)
+                target = validate.path_within(paths.sessions_dir(self.env), followed)
         fsutil.atomic_write(target, session.native_data or b"")
         return target
 
@@ -127,10 +127,10 @@ class OpenAICodexAgent(
     # -- hooks ----------------------------------------------------------------------------------------------
 
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
-        """The lifecycle event of a Codex hook payload (see ``hooks.parse``)."""
-        from entire_agent_openai_codex import hooks
+        """The lifecycle event of a Codex hook payload (see ``events.parse``)."""
+        from entire_agent_openai_codex import events
 
-        return hooks.parse(self, hook, payload)
+        return events.parse(self, hook, payload)
 
     def install_hooks(self, *, force: bool = False) -> int:
         """Install our handlers into ``.codex/hooks.json``; trust is left to ``doctor``/``trust``.
@@ -167,77 +167,79 @@ class OpenAICodexAgent(
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
         """Files this thread changed after ``offset`` (a subagent's edits live in its own rollout)."""
-        from entire_agent_openai_codex import transcript
+        from entire_core.paths import repo_files
+
+        from entire_agent_openai_codex import file_changes, transcript
 
         lines, end = transcript.read_range(path, offset)
-        cwd = str(transcript.session_meta(transcript.head(path)).get("cwd") or "")
-        return transcript.modified_files(lines, cwd=cwd, repo_root=self.repo_root), end
+        cwd = transcript.cwd_of(transcript.head(path))
+        return repo_files(file_changes.changed_paths(lines, cwd=cwd), self.repo_root), end
 
     def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
         """What the user typed after ``offset``."""
-        from entire_agent_openai_codex import transcript
+        from entire_agent_openai_codex import messages, transcript
 
         lines, _ = transcript.read_range(session_ref, offset)
-        return transcript.user_prompts(lines)
+        return messages.user_prompts(lines)
 
     def extract_summary(self, session_ref: str) -> str | None:
         """The last assistant message."""
-        from entire_agent_openai_codex import transcript
+        from entire_agent_openai_codex import messages
 
-        return transcript.summary(session_ref)
+        return messages.summary(session_ref)
 
     def prepare_transcript(self, session_ref: str) -> None:
         """Wait, bounded, until the rollout holds the end of the turn the Stop hook announced."""
         from entire_core.errors import AgentError
 
-        from entire_agent_openai_codex import state, transcript
+        from entire_agent_openai_codex import state, turn_end
 
-        expected = state.pending_turn_end(self.repo_root, session_ref)
-        done = transcript.wait_for_turn_end(
+        expected = state.pending_turn_end(self, session_ref)
+        done = turn_end.wait_for_turn_end(
             session_ref, expected.get("turn_id", ""), expected.get("message", "")
         )
         if done and expected:
-            state.clear_turn_end(self.repo_root, session_ref)
+            state.clear_turn_end(self, session_ref)
         if not os.path.exists(session_ref):
             raise AgentError(f"Codex has not written the rollout {session_ref} (yet)")
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         """Token usage after ``offset`` from Codex's cumulative counters."""
-        from entire_agent_openai_codex import transcript as rollout
+        from entire_agent_openai_codex import tokens
 
-        return rollout.token_usage(transcript, offset)
+        return tokens.token_usage(transcript, offset)
 
     def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
         """This session's files after ``offset`` plus those of every subagent it spawned there."""
         from entire_core.offsets import lines_after
+        from entire_core.paths import repo_files
 
+        from entire_agent_openai_codex import file_changes, subagents
         from entire_agent_openai_codex import transcript as rollout
 
         lines = lines_after(transcript, offset)
-        cwd = str(rollout.session_meta(rollout.first_line(transcript)).get("cwd") or "")
-        files = dict.fromkeys(rollout.modified_files(lines, cwd=cwd, repo_root=self.repo_root))
-        for child in rollout.subagent_rollouts(lines, self.env, _rollout_dir(subagents_dir)):
+        cwd = rollout.cwd_of(rollout.first_line(transcript))
+        changed = file_changes.changed_paths(lines, cwd=cwd)
+        for child in subagents.subagent_rollouts(lines, self.env, subagents.parent_dir(subagents_dir)):
             child_lines, _ = rollout.read_range(child, 0)
-            child_cwd = str(rollout.session_meta(child_lines[0] if child_lines else b"").get("cwd") or cwd)
-            files.update(
-                dict.fromkeys(rollout.modified_files(child_lines, cwd=child_cwd, repo_root=self.repo_root))
-            )
-        return list(files)
+            child_cwd = rollout.cwd_of(child_lines[0] if child_lines else b"") or cwd
+            changed += file_changes.changed_paths(child_lines, cwd=child_cwd)
+        return repo_files(changed, self.repo_root)
 
     def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
         """Token usage after ``offset``, with the usage of the subagents spawned there nested."""
         from entire_core.offsets import lines_after
         from entire_core.types import TokenUsage
 
-        from entire_agent_openai_codex import transcript as rollout
+        from entire_agent_openai_codex import subagents, tokens
 
-        usage = rollout.token_usage(transcript, offset)
-        children = rollout.subagent_rollouts(
-            lines_after(transcript, offset), self.env, _rollout_dir(subagents_dir)
+        usage = tokens.token_usage(transcript, offset)
+        children = subagents.subagent_rollouts(
+            lines_after(transcript, offset), self.env, subagents.parent_dir(subagents_dir)
         )
         sub = TokenUsage()
         for child in children:
-            sub += rollout.file_usage(child)
+            sub += tokens.file_usage(child)
         if children:
             usage.subagent_tokens = sub
         return usage
@@ -257,19 +259,12 @@ class OpenAICodexAgent(
 
     def generate_text(self, prompt: str, model: str) -> str:
         """Codex's answer from ``codex exec`` (read-only, ephemeral, hooks off)."""
-        from entire_agent_openai_codex import generate
+        from entire_agent_openai_codex import textgen
 
-        return generate.generate(prompt, model, self.env)
+        return textgen.generate(prompt, model, self.env)
 
     def write_hook_response(self, message: str) -> bytes:
         """Codex's hook output JSON: ``systemMessage`` is shown to the user."""
         import json
 
         return (json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _rollout_dir(subagents_dir: str) -> str:
-    """The parent rollout's directory, from the CLI's ``<dir of rollout>/<session>/subagents``."""
-    if not subagents_dir or os.path.basename(os.path.normpath(subagents_dir)) != "subagents":
-        return ""
-    return os.path.dirname(os.path.dirname(os.path.normpath(subagents_dir)))

@@ -16,7 +16,7 @@ from entire_core.jsonvalues import obj as as_dict
 from entire_core.jsonvalues import text as as_str
 from entire_core.paths import repo_relative
 
-from entire_agent_openai_codex import transcript
+from entire_agent_openai_codex import messages, tokens, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class _Writer:
         if record.get("type") == "turn_context":
             self.cwd = as_str(payload.get("cwd")) or self.cwd
         elif kind == "response_item/message" and payload.get("role") == "assistant":
-            text = transcript.assistant_text(payload)
+            text = messages.assistant_text(payload)
             if text:
                 self._assistant(ts)["content"].append({"type": "text", "text": text})
         elif kind in (
@@ -118,8 +118,8 @@ class _Writer:
             usage = payload.get("usage")
             if self.untokened and usage is not None:
                 line = self.untokened[0]
-                line["input_tokens"] = transcript.counter(usage, "input_tokens")
-                line["output_tokens"] = transcript.counter(usage, "output_tokens")
+                line["input_tokens"] = tokens.counter(usage, "input_tokens")
+                line["output_tokens"] = tokens.counter(usage, "output_tokens")
             self.untokened.clear()
             self.open = None  # the next response starts a new line
 
@@ -149,18 +149,17 @@ class _Writer:
 def compact(path: str, *, agent: str, cli_version: str, repo_root: str) -> bytes:
     """The compact transcript of the rollout at ``path``, as JSONL bytes."""
     lines, _ = transcript.read_range(path, 0)
-    meta = transcript.session_meta(lines[0]) if lines else {}
-    writer = _Writer(agent, cli_version, repo_root, str(meta.get("cwd") or ""))
-    # Real prompts are identified over the whole file (see transcript.user_prompts); each is written
+    writer = _Writer(agent, cli_version, repo_root, transcript.cwd_of(lines[0]) if lines else "")
+    # Real prompts are identified over the whole file (see messages.user_prompts); each is written
     # where its model-visible message sits, so the conversation keeps its order.
-    prompts = transcript.user_prompts(lines)
+    prompts = messages.user_prompts(lines)
     for record in transcript.records(lines):
         payload = transcript.payload_of(record)
         if transcript.event_type(record) == "response_item/message" and payload.get("role") == "user":
             texts = [
                 t
-                for t in transcript.texts_of(payload.get("content"), ("input_text",))
-                if not transcript.is_injected(t)
+                for t in messages.texts_of(payload.get("content"), ("input_text",))
+                if not messages.is_injected(t)
             ]
             text = "\n".join(texts)
             if text and prompts and text == prompts[0]:

@@ -116,11 +116,11 @@ def diagnose(agent: Agent) -> Report:
     """Check the whole chain for this repository: binary, hooks file, project and hook trust."""
     from entire_core.doctor import Report
 
-    from entire_agent_openai_codex import home
+    from entire_agent_openai_codex import paths
 
     report = Report.for_agent(agent)
     hooks_path = os.path.join(agent.repo_root, hooks.HOOKS_FILE)
-    config_path = os.path.join(home.codex_home(agent.env), "config.toml")
+    config_path = os.path.join(paths.codex_home(agent.env), "config.toml")
     check_codex(report, agent)
     events = check_hooks_file(report, agent, hooks_path)
     check_trust(report, agent, hooks_path, config_path, events)

@@ -1,11 +1,12 @@
-"""Codex's project hooks file (``.codex/hooks.json``) and what its hook payloads mean to Entire.
+"""Codex's project hooks file (``.codex/hooks.json``): installing, removing and finding our handlers.
 
 We install one handler per event, recognised later by its command (``entire hooks openai-codex <hook>``),
 never by position. Codex rejects a hooks file with an unknown top-level key, user hooks included, so we
 write nothing at the top level but ``hooks``. Codex skips hooks that the user has not trusted without a
 word; ``doctor`` reports that and ``trust`` fixes it, never install.
 
-This module is imported for every ``parse-hook``; everything heavy is imported where it is used.
+``agent.py`` imports this module for ``HOOK_EVENTS`` on every call; everything heavy is imported
+where it is used. What the payloads of these hooks mean is ``events.py``'s job.
 """
 
 from __future__ import annotations
@@ -14,15 +15,12 @@ import os
 
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
-from entire_core.jsonvalues import text as as_str
-from entire_core.types import Event, EventType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
-    from entire_agent_openai_codex.agent import OpenAICodexAgent
+    from entire_core.agent import Agent
 
 HOOK_EVENTS = {
     "session-start": "SessionStart",
@@ -107,7 +105,7 @@ def check_shape(data: object, path: str) -> dict[str, Any]:
     return events
 
 
-def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
+def install(agent: Agent, *, force: bool = False) -> int:
     """Install our handlers into the repository's hooks.json; return how many were added."""
     from entire_core import hooks, installs
     from entire_core.config.json import edit_json
@@ -139,7 +137,7 @@ def install(agent: OpenAICodexAgent, *, force: bool = False) -> int:
     return added
 
 
-def uninstall(agent: OpenAICodexAgent) -> None:
+def uninstall(agent: Agent) -> None:
     """Remove our handlers, and the file (and ``.codex/``) only when we created it and it is now empty."""
     from entire_core import hooks, installs
     from entire_core.config.json import edit_json
@@ -165,7 +163,7 @@ def uninstall(agent: OpenAICodexAgent) -> None:
     installs.forget(agent.env, agent.name, path)
 
 
-def installed(agent: OpenAICodexAgent) -> bool:
+def installed(agent: Agent) -> bool:
     """True if any of our handlers is in the repository's hooks.json (a broken file is an error)."""
     from entire_core import hooks
     from entire_core.config.json import parse_json_text
@@ -183,110 +181,3 @@ def installed(agent: OpenAICodexAgent) -> bool:
         raise ConfigError(f"cannot parse {path}: {exc}") from None
     events = as_dict(as_dict(data).get("hooks"))
     return bool(hooks.installed_groups(events, lambda h: is_ours(h, agent.name)))
-
-
-# -- payloads -------------------------------------------------------------------------------------------
-
-
-def _text(payload: dict[str, Any], *names: str) -> str:
-    return next((as_str(payload.get(name)) for name in names if as_str(payload.get(name))), "")
-
-
-CHILD_HOOKS = frozenset(["session-start", "user-prompt-submit", "stop", "post-compact"])
-"""Hooks a subagent's thread fires as if it were a session of its own."""
-
-
-def _child_rollout(ref: str) -> bool:
-    """True when the rollout at ``ref`` is a subagent thread's.
-
-    Before 0.139, Codex fires a child thread's SessionStart, UserPromptSubmit and Stop with the child's
-    own ``session_id`` and no ``agent_id``; only the rollout's first line says that it is a child.
-    A rollout not written yet (SessionStart of a new thread) is a root thread's.
-    """
-    if not ref:
-        return False
-    from entire_agent_openai_codex import transcript
-
-    return transcript.is_subagent_thread(transcript.session_meta(transcript.head(ref)))
-
-
-def parse(agent: OpenAICodexAgent, hook: str, payload: object) -> Event | None:
-    """The lifecycle event a Codex hook payload means, or None.
-
-    Also accepts the protocol's own HookInput shape (``session_ref``, ``user_prompt``), which the
-    compliance suite sends. Payloads fired inside a subagent thread carry ``agent_id``: its prompts,
-    stops and compactions are not the session's turns.
-    """
-    p = as_dict(payload)
-    session_id = _text(p, "session_id")
-    if not session_id:
-        return None
-    ref = _text(p, "transcript_path", "session_ref")
-    in_subagent = bool(_text(p, "agent_id")) or (hook in CHILD_HOOKS and _child_rollout(ref))
-    ephemeral = "transcript_path" in p and p["transcript_path"] is None
-    model, stamp = _text(p, "model"), _text(p, "timestamp")
-
-    def event(kind: int, session_ref: str = ref, prompt: str = "", child: str = "", task: str = "") -> Event:
-        return Event(kind, session_id, session_ref=session_ref, model=model, timestamp=stamp, prompt=prompt,
-                     subagent_id=child, tool_use_id=child, subagent_type=_text(p, "agent_type") if child else "",
-                     task_description=task)  # fmt: skip
-
-    if hook == "session-start":
-        # Codex fires SessionStart again with source "compact" after compacting: the same session.
-        return None if p.get("source") == "compact" or in_subagent else event(EventType.SESSION_START)
-    if hook == "user-prompt-submit":
-        if in_subagent:
-            return None
-        prompt = _text(p, "prompt", "user_prompt")
-        if ephemeral:
-            from entire_agent_openai_codex import state
-
-            ref = state.ephemeral_prompt(agent.repo_root, session_id, prompt, p)
-        return event(EventType.TURN_START, ref, prompt=prompt)
-    if hook == "stop":
-        if in_subagent:
-            return None
-        from entire_agent_openai_codex import state
-
-        if ephemeral:
-            ref = state.ephemeral_stop(agent.repo_root, session_id, p)
-        elif ref:
-            state.expect_turn_end(agent.repo_root, ref, p)
-        return event(EventType.TURN_END, ref)
-    if hook == "post-compact":
-        return None if in_subagent else event(EventType.COMPACTION)
-    if hook == "session-end":
-        return event(EventType.SESSION_END)
-    if hook in ("subagent-start", "subagent-stop"):
-        return _subagent_event(agent, hook, p, event)
-    return None  # pre-compact: post-compact reports the compaction once it has happened
-
-
-def _subagent_event(
-    agent: OpenAICodexAgent, hook: str, p: dict[str, Any], event: Callable[..., Event]
-) -> Event | None:
-    """SubagentStart / SubagentEnd, keyed by the child's thread id, pointing at the child's rollout.
-
-    Codex has no tool-use id for a spawn, so the child's id is the task key too; at SubagentEnd the
-    CLI reads the event's transcript for the child's files, so that must be the child's rollout.
-    """
-    child = _text(p, "agent_id")
-    if not child:
-        return None
-    if hook == "subagent-start":
-        return event(EventType.SUBAGENT_START, _text(p, "transcript_path"), child=child)
-    from entire_core import validate
-    from entire_core.errors import InvalidInput
-
-    from entire_agent_openai_codex import home, transcript
-
-    ref = _text(p, "agent_transcript_path")
-    if not ref:
-        try:
-            ref = home.find_rollout(validate.tool_id(child, "agent_id"), agent.env) or ""
-        except InvalidInput:
-            ref = ""
-    task = transcript.first_prompt(ref) if ref else ""
-    # Without the child's rollout, no transcript is better than the parent's: the CLI would read every
-    # file the parent ever changed as the child's work.
-    return event(EventType.SUBAGENT_END, ref, child=child, task=task)

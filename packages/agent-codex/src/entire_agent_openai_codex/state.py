@@ -4,52 +4,42 @@
 - The stand-in rollout of an ephemeral session (``codex exec --ephemeral`` writes none), built from
   the hook payloads so that the turn can still be recorded.
 
-Both live in the repository's ``.entire/tmp/entire-agent-openai-codex/``, which git ignores.
+Both live in the agent's scratch directory (``entire_core.scratch``), which git ignores; this module
+says what they hold.
 """
 
 from __future__ import annotations
 
 import os
 
-from entire_core.jsonvalues import obj as as_dict
 from entire_core.jsonvalues import text as as_str
+from entire_core.scratch import Scratch, path_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-PROGRAM = "entire-agent-openai-codex"
+    from entire_core.agent import Agent
+
+TURN_END = "turn-end"
+"""The scratch kind of a Stop hook's announcement, keyed by the rollout's path."""
 
 
-# -- scratch files in the repository -----------------------------------------------------------------------
+# -- the turn a Stop hook announced -------------------------------------------------------------------------
 
 
-def _scratch(repo_root: str, name: str) -> str:
-    from entire_core import sessions
-
-    return os.path.join(sessions.default_session_dir(repo_root, "openai-codex"), name)
+def _scratch(agent: Agent) -> Scratch:
+    return Scratch(agent.repo_root, agent.name)
 
 
-def _turn_file(repo_root: str, ref: str) -> str:
-    import hashlib
-
-    # normcase: on Windows one rollout spelled C:\X or c:\x must map to one file (no-op on POSIX).
-    key = os.path.normcase(os.path.abspath(ref))
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return _scratch(repo_root, f"turn-end-{digest}.json")
-
-
-def expect_turn_end(repo_root: str, ref: str, payload: Mapping[str, Any]) -> None:
+def expect_turn_end(agent: Agent, ref: str, payload: Mapping[str, Any]) -> None:
     """Note what the Stop hook said ended (turn id, last message) for ``prepare-transcript``.
 
     Best effort: a hook must not fail because scratch space is not writable; prepare then just does
     not wait.
     """
     import contextlib
-    import json
-
-    from entire_core import fsutil
 
     expected = {
         "transcript": ref,
@@ -57,39 +47,32 @@ def expect_turn_end(repo_root: str, ref: str, payload: Mapping[str, Any]) -> Non
         "message": as_str(payload.get("last_assistant_message")),
     }
     with contextlib.suppress(OSError):
-        fsutil.atomic_write(_turn_file(repo_root, ref), json.dumps(expected).encode("utf-8"))
+        _scratch(agent).save(TURN_END, path_key(ref), expected)
 
 
-def pending_turn_end(repo_root: str, ref: str) -> dict[str, str]:
+def pending_turn_end(agent: Agent, ref: str) -> dict[str, str]:
     """What the last Stop hook for this rollout announced, or an empty dict."""
-    import json
-
-    try:
-        with open(_turn_file(repo_root, ref), encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in as_dict(data).items() if isinstance(v, str)}
+    saved = _scratch(agent).load(TURN_END, path_key(ref))
+    return {k: v for k, v in saved.items() if isinstance(v, str)}
 
 
-def clear_turn_end(repo_root: str, ref: str) -> None:
+def clear_turn_end(agent: Agent, ref: str) -> None:
     """Forget the announced turn once the rollout holds it."""
     import contextlib
 
-    from entire_core import fsutil
-
     with contextlib.suppress(OSError):
-        fsutil.remove_file(_turn_file(repo_root, ref))
+        _scratch(agent).remove(TURN_END, path_key(ref))
 
 
 # -- ephemeral sessions -------------------------------------------------------------------------------------
 
 
-def ephemeral_path(repo_root: str, session_id: str) -> str:
-    """The stand-in rollout of an ephemeral session."""
+def ephemeral_path(agent: Agent, session_id: str) -> str:
+    """The stand-in rollout of an ephemeral session (checked here: it names a file before the
+    dispatcher sees the event)."""
     from entire_core import validate
 
-    return _scratch(repo_root, f"ephemeral-{validate.session_id(session_id)}.jsonl")
+    return _scratch(agent).path(f"ephemeral-{validate.session_id(session_id)}.jsonl")
 
 
 def _now() -> str:
@@ -98,11 +81,12 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _append(path: str, session_id: str, payload: Mapping[str, Any], items: list[dict[str, Any]]) -> str:
+def _append(agent: Agent, session_id: str, payload: Mapping[str, Any], items: list[dict[str, Any]]) -> str:
     import json
 
     from entire_core import locks
 
+    path = ephemeral_path(agent, session_id)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     stamp = _now()
     # The lock keeps concurrent hooks from both writing a session_meta line and, on Windows (where
@@ -112,7 +96,8 @@ def _append(path: str, session_id: str, payload: Mapping[str, Any], items: list[
         lines: list[dict[str, Any]] = []
         if not os.path.exists(path):
             meta = {"id": session_id, "session_id": session_id, "timestamp": stamp, "cwd": as_str(payload.get("cwd")),
-                    "originator": PROGRAM, "source": "exec", "thread_source": "user", "ephemeral": True}  # fmt: skip
+                    "originator": f"entire-agent-{agent.name}", "source": "exec", "thread_source": "user",
+                    "ephemeral": True}  # fmt: skip
             lines.append({"timestamp": stamp, "type": "session_meta", "payload": meta})
         lines += [{"timestamp": stamp, **item} for item in items]
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
@@ -126,7 +111,7 @@ def _append(path: str, session_id: str, payload: Mapping[str, Any], items: list[
     return path
 
 
-def ephemeral_prompt(repo_root: str, session_id: str, prompt: str, payload: Mapping[str, Any]) -> str:
+def ephemeral_prompt(agent: Agent, session_id: str, prompt: str, payload: Mapping[str, Any]) -> str:
     """Record a prompt of an ephemeral session; return the stand-in rollout's path."""
     turn_id = as_str(payload.get("turn_id"))
     message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
@@ -136,10 +121,10 @@ def ephemeral_prompt(repo_root: str, session_id: str, prompt: str, payload: Mapp
         {"type": "response_item", "payload": message},
         {"type": "event_msg", "payload": {"type": "item_completed", "turn_id": turn_id, "item": typed}},
     ]
-    return _append(ephemeral_path(repo_root, session_id), session_id, payload, items)
+    return _append(agent, session_id, payload, items)
 
 
-def ephemeral_stop(repo_root: str, session_id: str, payload: Mapping[str, Any]) -> str:
+def ephemeral_stop(agent: Agent, session_id: str, payload: Mapping[str, Any]) -> str:
     """Record the end of an ephemeral session's turn; return the stand-in rollout's path."""
     turn_id = as_str(payload.get("turn_id"))
     text = as_str(payload.get("last_assistant_message"))
@@ -149,4 +134,4 @@ def ephemeral_stop(repo_root: str, session_id: str, payload: Mapping[str, Any]) 
         items.append({"type": "response_item", "payload": message})
     done = {"type": "task_complete", "turn_id": turn_id, "last_agent_message": text or None}
     items.append({"type": "event_msg", "payload": done})
-    return _append(ephemeral_path(repo_root, session_id), session_id, payload, items)
+    return _append(agent, session_id, payload, items)

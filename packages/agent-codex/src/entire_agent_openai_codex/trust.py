@@ -354,14 +354,14 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
 
     from entire_core.errors import ConfigError
 
-    from entire_agent_openai_codex import home
+    from entire_agent_openai_codex import paths
 
     if "--remove" in argv and "--project" in argv:
         print(f"{PROGRAM} trust: --remove leaves project trust alone; drop --project", file=sys.stderr)
         return 2
     root = agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)
-    config_path = os.path.join(home.codex_home(agent.env), "config.toml")
+    config_path = os.path.join(paths.codex_home(agent.env), "config.toml")
     events, problem = read_hooks(hooks_path)
     if "--remove" in argv:
         removed = remove_trust(config_path, hooks_path, events or {}, agent.name)

@@ -2,9 +2,9 @@
 
 Started by ``test_codex_e2e.py`` as ``unshare -n sh -c 'ip link set lo up && exec "$@"' sh python
 codex_driver.py ...``. It starts the scripted model server, makes a repository and a ``CODEX_HOME`` whose
-config.toml is hand-written with comments, enables the plugin through the simulator, runs ``doctor``
-before and after ``trust``, then runs Codex: two turns with edits and a resume (which compacts first),
-a subagent session, a restore of the first session through ``write-session`` followed by ``codex exec
+config.toml is the user's (a comment, then settings written with tomli-w), enables the plugin through
+the simulator, runs ``doctor`` before and after ``trust``, then runs Codex: two turns with edits and a
+resume (which compacts first), a subagent session, a restore of the first session through ``write-session`` followed by ``codex exec
 resume``, and ``generate-text``. Everything that happened goes to one JSON file for the test to check.
 
 The simulator (``entire_sim``) is used only in ``SimulatorSeam``.
@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 HERE = Path(__file__).parent
 PORT = 18766  # the namespace has its own loopback: nothing else listens here
 AGENT = "openai-codex"
@@ -33,27 +35,31 @@ PROMPT_TWO = "EDIT-TWO: add second.txt, delete shell.txt, rename hello.txt to gr
 PROMPT_SPAWN = "SPAWN-CHILD: have a subagent create child.txt, wait for it, then report"
 PROMPT_AFTER_RESTORE = "Reply with one short sentence."
 
-USER_CONFIG = """\
-# My Codex settings: written by hand, with comments that `trust` must keep byte for byte.
-model = "gpt-5.5"                    # a bundled model slug, so Codex offers its apply_patch tool
-model_provider = "scripted"
+USER_CONFIG_COMMENT = "# My Codex settings, with a comment that `trust` must keep byte for byte.\n"
 
-approval_policy = "never"
-sandbox_mode = "danger-full-access"  # CI containers have no sandboxing support
-check_for_update_on_startup = false
 
-[model_providers.scripted]
-# The test's own Responses-API server, inside the test's network namespace.
-name = "Scripted"
-base_url = "http://127.0.0.1:{port}/v1"
-env_key = "SCRIPTED_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false   # no telemetry
-"""
+def user_config(port: int | str) -> str:
+    """The user's config.toml for a scripted server on ``port``: the comment, then the settings."""
+    settings = {
+        "model": "gpt-5.5",  # a bundled model slug, so Codex offers its apply_patch tool
+        "model_provider": "scripted",
+        "approval_policy": "never",
+        "sandbox_mode": "danger-full-access",  # CI containers have no sandboxing support
+        "check_for_update_on_startup": False,
+        "model_providers": {
+            # The test's own Responses-API server, inside the test's network namespace.
+            "scripted": {
+                "name": "Scripted",
+                "base_url": f"http://127.0.0.1:{port}/v1",
+                "env_key": "SCRIPTED_API_KEY",
+                "wire_api": "responses",
+                "request_max_retries": 0,
+                "stream_max_retries": 0,
+            }
+        },
+        "analytics": {"enabled": False},  # no telemetry
+    }
+    return USER_CONFIG_COMMENT + tomli_w.dumps(settings)
 
 
 class SimulatorSeam:
@@ -162,7 +168,7 @@ def main() -> int:
     )  # fmt: skip
     try:
         wait_for_port(PORT, server)
-        config = USER_CONFIG.format(port=PORT)
+        config = user_config(PORT)
         (codex_home / "config.toml").write_text(config, encoding="utf-8")
         (repo / "README.md").write_text("# e2e repo\n", encoding="utf-8")
         git(repo, "init", "-q")

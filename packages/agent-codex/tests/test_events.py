@@ -1,4 +1,4 @@
-"""Payload -> event mapping beyond the captured payloads: ephemeral sessions, subagents, HookInput."""
+"""events.parse beyond the captured payloads: ephemeral sessions, subagents, the protocol's HookInput."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_every_captured_payload(agent: OpenAICodexAgent, name: str) -> None:
 def test_stop_announces_the_turn_for_prepare_transcript(agent: OpenAICodexAgent) -> None:
     stop = payload("07_s1_Stop.json")
     agent.parse_hook("stop", stop)
-    assert state.pending_turn_end(agent.repo_root, str(stop["transcript_path"])) == {
+    assert state.pending_turn_end(agent, str(stop["transcript_path"])) == {
         "transcript": str(stop["transcript_path"]),
         "turn_id": "01a22a67-c703-7ad1-b754-1aeb546066ae",
         "message": "Done. I created hello.txt, updated README.md and wrote shell.txt.",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from codex_fixtures import CAPTURE_REPO, PROMPT1, PROMPT2, ROLLOUT1, ROLLOUT2
-from entire_agent_openai_codex import compact, generate
+from entire_agent_openai_codex import compact, textgen
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core.errors import AgentError
 
@@ -71,7 +71,7 @@ def test_hook_response_is_codex_hook_output() -> None:
 
 def test_generate_without_codex_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match="codex CLI is not installed"):
-        generate.generate("hi", "m", {"PATH": str(tmp_path)})
+        textgen.generate("hi", "m", {"PATH": str(tmp_path)})
 
 
 def fake_codex(tmp_path: Path, script: str) -> dict[str, str]:
@@ -88,7 +88,7 @@ def test_generate_reports_a_login_problem_in_one_line(tmp_path: Path) -> None:
         "import sys\nsys.stderr.write('WARNING: noise\\nERROR: 401 Unauthorized: Missing bearer\\n')\nsys.exit(1)",
     )
     with pytest.raises(AgentError, match=r"is Codex logged in \(`codex login`\)\? ERROR: 401 Unauthorized"):
-        generate.generate("hi", "m", env)
+        textgen.generate("hi", "m", env)
 
 
 def test_generate_reads_the_last_message_file_and_passes_the_prompt_on_stdin(tmp_path: Path) -> None:
@@ -96,12 +96,12 @@ def test_generate_reads_the_last_message_file_and_passes_the_prompt_on_stdin(tmp
         "import sys\nargs = sys.argv[1:]\nprompt = sys.stdin.read()\n"
         "open(args[args.index('--output-last-message') + 1], 'w').write('echo: ' + prompt + ' ' + ' '.join(args[:9]))\n"
     )
-    answer = generate.generate("the prompt", "my-model", fake_codex(tmp_path, script))
+    answer = textgen.generate("the prompt", "my-model", fake_codex(tmp_path, script))
     assert (
         answer
         == "echo: the prompt exec --ephemeral --skip-git-repo-check --sandbox read-only --color never --disable hooks"
     )
-    argv = generate.command("codex", "my-model", "/w", "/a")
+    argv = textgen.command("codex", "my-model", "/w", "/a")
     assert argv[-3:] == ["--model", "my-model", "-"]
 
 
@@ -120,7 +120,7 @@ def test_generate_refuses_a_model_cmd_exe_would_misread_before_running_anything(
     # On Windows codex is npm's codex.cmd, which cmd.exe parses with its own rules.
     env = fake_codex(tmp_path, "open(__file__ + '.ran', 'w').close()")
     with pytest.raises(AgentError, match="invalid model name") as caught:
-        generate.generate("hi", model, env)
+        textgen.generate("hi", model, env)
     assert "\n" not in str(caught.value)
     assert not (tmp_path / "codex.ran").exists()
 
