@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from entire_agent_google_gemini import settings
+from entire_agent_google_gemini import hooks as settings
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_core import locks
 from entire_core.errors import AgentError

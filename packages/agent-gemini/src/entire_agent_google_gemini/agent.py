@@ -158,9 +158,9 @@ class GeminiAgent(
         """
         from entire_core.types import EventType
 
-        from entire_agent_google_gemini import hooks
+        from entire_agent_google_gemini import events
 
-        event = hooks.to_event(hook, payload, self.repo_root)
+        event = events.to_event(hook, payload, self.repo_root)
         if event is not None and event.session_ref and event.type in _VIEWED_EVENTS:
             from entire_agent_google_gemini import repair
 
@@ -173,21 +173,21 @@ class GeminiAgent(
     def install_hooks(self, *, force: bool = False) -> int:
         from entire_core.versions import refuse_older
 
-        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini import hooks
         from entire_agent_google_gemini.versions import WINDOW
 
         refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
-        return settings.install(self.repo_root, self.env, force=force)
+        return hooks.install(self.repo_root, self.env, force=force)
 
     def uninstall_hooks(self) -> None:
-        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini import hooks
 
-        settings.uninstall(self.repo_root, self.env)
+        hooks.uninstall(self.repo_root, self.env)
 
     def are_hooks_installed(self) -> bool:
-        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini import hooks
 
-        return bool(settings.installed(self.repo_root))
+        return bool(hooks.installed(self.repo_root))
 
     def write_hook_response(self, message: str) -> bytes:
         import json
