@@ -118,18 +118,12 @@ class GeminiAgent(
         return self._is_view(path) and GeminiView().accepts(path)
 
     def read_transcript(self, session_ref: str) -> bytes:
-        from entire_core import validate
-        from entire_core.agent import MAX_TRANSCRIPT_BYTES
+        """The chat as ``_read`` gives it; the dispatcher checks the path and the size limit."""
         from entire_core.errors import AgentError
 
-        data = self._read(validate.external_path(session_ref, "session_ref"))
+        data = self._read(session_ref)
         if data is None:
             raise AgentError(f"transcript {session_ref} does not exist")
-        if len(data) > MAX_TRANSCRIPT_BYTES:
-            raise AgentError(
-                f"transcript {session_ref} is {len(data)} bytes, over the Entire CLI's "
-                f"{MAX_TRANSCRIPT_BYTES}-byte limit for one answer"
-            )
         return data
 
     def _read(self, path: str) -> bytes | None:
@@ -203,9 +197,10 @@ class GeminiAgent(
         return transcript.parse(self._read(path) or b"")
 
     def _relative(self, files: list[str]) -> list[str]:
-        from entire_agent_google_gemini import sessions
+        """Repo-relative, once each: Gemini 0.61 records absolute paths, older builds relative ones."""
+        from entire_core.paths import repo_files
 
-        return sessions.repo_relative(files, self.repo_root)
+        return repo_files(files, self.repo_root)
 
     def _messages_after(self, path: str, offset: int) -> tuple[list[dict[str, Any]], int]:
         """The messages written after line ``offset`` and the position read up to.

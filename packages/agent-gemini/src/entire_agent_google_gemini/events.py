@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from entire_core.hookinput import first_text, transcript_ref
 from entire_core.jsonvalues import obj
 from entire_core.types import Event, EventType
 from entire_core.validate import is_tool_id
@@ -29,28 +30,19 @@ _PLAIN = {
 }
 
 
-def _str(payload: dict[str, Any], *keys: str) -> str:
-    for key in keys:
-        value = payload.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
 def to_event(hook: str, payload: object, repo_root: str) -> Event | None:
     """The event for one hook payload, or None when it means nothing to Entire."""
     p = obj(payload)
-    session_id = _str(p, "session_id")
+    session_id = first_text(p, "session_id")
     if not session_id:
         return None
-    # session_ref is what the compliance suite's HookInput carries instead of transcript_path
-    ref = _str(p, "transcript_path", "session_ref")
-    stamp = _str(p, "timestamp")
+    ref = transcript_ref(p)
+    stamp = first_text(p, "timestamp")
     kind = _PLAIN.get(hook)
     if kind == EventType.SESSION_START and p.get("source") == "resume" and ref:
         ref = resumed_file(ref, session_id)
     if kind is not None:
-        prompt = _str(p, "prompt", "user_prompt") if kind == EventType.TURN_START else ""
+        prompt = first_text(p, "prompt", "user_prompt") if kind == EventType.TURN_START else ""
         return Event(kind, session_id, session_ref=ref, prompt=prompt, timestamp=stamp)
     if hook == "pre-compress":
         if p.get("trigger") == "manual" or (ref and _compressed(repo_root, session_id, ref)):
@@ -104,8 +96,8 @@ def resumed_file(ref: str, session_id: str) -> str:
 
 def _subagent_event(hook: str, p: dict[str, Any], session_id: str, ref: str, stamp: str) -> Event:
     tool_input = obj(p.get("tool_input"))
-    agent_type = _str(tool_input, "agent_name")
-    task = _str(tool_input, "prompt", "objective")
+    agent_type = first_text(tool_input, "agent_name")
+    task = first_text(tool_input, "prompt", "objective")
     tool_use_id = task_id(session_id, tool_input)
     if hook == "before-tool":
         return Event(EventType.SUBAGENT_START, session_id, session_ref=ref, timestamp=stamp,

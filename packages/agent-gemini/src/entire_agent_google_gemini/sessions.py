@@ -1,4 +1,4 @@
-"""Session files for resume and restore, subagent chats, and paths made repo-relative."""
+"""Session files for resume and restore, and the chats of a session's subagents."""
 
 from __future__ import annotations
 
@@ -80,18 +80,6 @@ def _viewed_native(agent: GeminiAgent, session_id: str, chats: str) -> str | Non
         return None
     same = os.path.normcase(os.path.dirname(native)) == os.path.normcase(os.path.abspath(chats))
     return native if same else None
-
-
-def repo_relative(files: Iterable[str], repo_root: str) -> list[str]:
-    """Paths relative to the repository when they are inside it, deduplicated, in order.
-
-    Gemini 0.61 records absolute paths; older builds and hand-written args may be relative, which
-    Gemini resolves against the project root. Paths outside the repository stay as they are: the
-    CLI drops them itself.
-    """
-    from entire_core.paths import repo_relative as relative
-
-    return list(dict.fromkeys(relative(f, repo_root) for f in files))
 
 
 def subagent_chats(subagents_dir: str, agent_ids: Iterable[str]) -> list[Chat]:

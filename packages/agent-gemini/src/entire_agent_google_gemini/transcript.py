@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from entire_core.hookinput import first_text
 from entire_core.jsonvalues import array as items
 from entire_core.jsonvalues import obj
 from entire_core.jsonvalues import objects as dicts
@@ -208,11 +209,9 @@ def _succeeded(call: dict[str, Any]) -> bool:
 
 
 def _path_of(call: dict[str, Any]) -> str:
-    args = obj(call.get("args"))
-    for key in PATH_ARGS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return value
+    written = first_text(obj(call.get("args")), *PATH_ARGS)
+    if written:
+        return written
     shown = obj(call.get("resultDisplay")).get("filePath")
     return shown if isinstance(shown, str) else ""
 
