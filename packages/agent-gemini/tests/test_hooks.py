@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from entire_core.errors import ConfigError
 from gemini_fixtures import DATA
 
 SETTINGS = DATA / "settings"
+GUARD = "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks google-gemini"
 EXPECTED_EVENTS = {
     "SessionStart": ("session-start", None, 30000),
     "BeforeAgent": ("before-agent", None, 30000),
@@ -41,11 +44,7 @@ def ours(document: dict[str, object]) -> dict[str, list[dict[str, object]]]:
     by_event = document["hooks"]
     assert isinstance(by_event, dict)
     return {
-        event: [
-            group
-            for group in groups
-            if any(h["command"].startswith("entire hooks google-gemini ") for h in group["hooks"])
-        ]
+        event: [group for group in groups if any(hooks.is_ours(h) for h in group["hooks"])]
         for event, groups in by_event.items()
     }
 
@@ -59,7 +58,7 @@ def test_fresh_install_writes_exactly_our_groups(agent: GeminiAgent, repo: Path)
     for event, (hook, matcher, timeout) in EXPECTED_EVENTS.items():
         group: dict[str, object] = {} if matcher is None else {"matcher": matcher}
         group["hooks"] = [{"name": f"entire-google-gemini-{hook}", "type": "command",
-                           "command": f"entire hooks google-gemini {hook}", "timeout": timeout}]  # fmt: skip
+                           "command": f"{GUARD} {hook}", "timeout": timeout}]  # fmt: skip
         expected[event] = [group]
     assert document["hooks"] == expected
     assert agent.are_hooks_installed() is True
@@ -236,3 +235,64 @@ def test_a_settings_symlink_stays_a_link(agent: GeminiAgent, repo: Path, tmp_pat
     agent.install_hooks()
     assert settings_file(repo).is_symlink()
     assert b"entire hooks google-gemini" in real.read_bytes()
+
+
+def test_an_install_by_0_1_0_is_upgraded_to_the_guarded_commands(agent: GeminiAgent, repo: Path) -> None:
+    old = put(repo, SETTINGS / "installed-by-0.1.0.json")
+    assert agent.are_hooks_installed() is True  # the bare commands are ours
+    assert agent.install_hooks() == 7
+    document = json.loads(settings_file(repo).read_bytes())
+    for event, (hook, _, _) in EXPECTED_EVENTS.items():
+        mine = [h for group in document["hooks"][event] for h in group["hooks"] if hooks.is_ours(h)]
+        assert [h["command"] for h in mine] == [f"{GUARD} {hook}"]
+    assert document["hooks"]["AfterTool"][0] == json.loads(old)["hooks"]["AfterTool"][0]  # the user's
+    assert agent.install_hooks() == 0
+    agent.uninstall_hooks()
+    assert json.loads(settings_file(repo).read_bytes()) == {
+        "ui": {"theme": "GitHub"},
+        "hooks": {"AfterTool": [json.loads(old)["hooks"]["AfterTool"][0]]},
+        "hooksConfig": {"enabled": True},  # 0.1.0 left no record of adding it: it stays
+    }
+
+
+def test_uninstall_removes_bare_and_guarded_commands_alike(agent: GeminiAgent, repo: Path) -> None:
+    bare = {"type": "command", "command": "entire hooks google-gemini before-agent"}  # no name: by command
+    guarded = {"type": "command", "command": f"{GUARD} after-agent"}
+    put(
+        repo,
+        json.dumps(
+            {"hooks": {"BeforeAgent": [{"hooks": [bare]}], "AfterAgent": [{"hooks": [guarded]}]}}
+        ).encode(),
+    )
+    assert set(hooks.installed(str(repo))) == {"BeforeAgent", "AfterAgent"}
+    agent.uninstall_hooks()
+    assert json.loads(settings_file(repo).read_bytes()) == {"hooks": {}}
+
+
+def _run(command: str, shell: str, path: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    """``command`` run the way Gemini runs a hook on Linux and macOS: ``<shell> -c``, payload on stdin."""
+    exe = shutil.which(shell)
+    assert exe is not None
+    return subprocess.run(
+        [exe, "-c", command], input=stdin, capture_output=True, env={"PATH": path}, check=False
+    )
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Gemini runs hooks through bash -c on Linux and macOS only")
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_the_guarded_command_is_quiet_without_entire_and_runs_it_with_entire(
+    tmp_path: Path, shell: str
+) -> None:
+    command = hooks.command("after-agent")
+    empty = tmp_path / "no-entire"
+    empty.mkdir()
+    quiet = _run(command, shell, str(empty), b'{"session_id": "s"}')
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    entire = bin_dir / "entire"
+    sh = shutil.which("sh")
+    entire.write_text(f'#!{sh}\necho "args: $*"\nIFS= read -r payload\nprintf %s "$payload"\nexit 3\n')
+    entire.chmod(0o755)
+    ran = _run(command, shell, f"{bin_dir}{os.pathsep}{empty}", b'{"session_id": "s"}')
+    assert (ran.returncode, ran.stdout) == (3, b'args: hooks google-gemini after-agent\n{"session_id": "s"}')

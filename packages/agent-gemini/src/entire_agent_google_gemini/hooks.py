@@ -37,11 +37,13 @@ EVENTS: dict[str, tuple[str, str | None, int]] = {
 
 
 def command(hook: str) -> str:
-    """The command we install for ``hook`` on this platform.
+    """The command we install for ``hook`` on this platform: it exits 0 quietly without ``entire``.
 
     Gemini has one ``command`` per hook and runs it through its shell configuration: ``bash -c``
     on Linux and macOS, PowerShell on Windows (``-NoProfile -NonInteractive -Command``; pwsh.exe when
-    it is on PATH). On Windows the command is guarded, so a missing ``entire`` exits 0 quietly.
+    it is on PATH). Guarded as Codex's and Aider's are, so a missing ``entire`` never shows a failed
+    hook on every event. The bare ``entire hooks google-gemini <hook>`` of earlier versions is still
+    ours (``is_ours``), and install replaces it.
     """
     import sys
 
@@ -49,7 +51,7 @@ def command(hook: str) -> str:
 
     if sys.platform == "win32":
         return hooks.powershell_guarded(AGENT_NAME, hook)
-    return " ".join(hooks.entire_argv(AGENT_NAME, hook))
+    return hooks.posix_guarded(AGENT_NAME, hook)
 
 
 def handler(hook: str) -> dict[str, Any]:
@@ -73,7 +75,7 @@ def wanted() -> dict[str, dict[str, Any]]:
 
 
 def is_ours(entry: object) -> bool:
-    """True for a hook entry we installed (by command or by name)."""
+    """True for a hook entry we installed, by name or by command (guarded, bare as in 0.1.0, or PowerShell)."""
     from entire_core import hooks
 
     name = obj(entry).get("name")
