@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from entire_agent_google_gemini import events
 from entire_agent_google_gemini.agent import GeminiAgent
-from entire_core.errors import InvalidInput
 from gemini_fixtures import RUN1, RUN3, local_ref, payload
 
 ALL_HOOKS = (
@@ -101,13 +100,15 @@ def test_a_real_compression_is_one_compaction(tmp_path: Path, agent: GeminiAgent
     assert agent.parse_hook("pre-compress", {**hook, "transcript_path": str(tmp_path / "gone.jsonl")}) is None
 
 
-def test_compaction_state_refuses_a_hostile_session_id(tmp_path: Path, agent: GeminiAgent) -> None:
+def test_compaction_state_of_a_hostile_session_id_stays_in_scratch(
+    tmp_path: Path, agent: GeminiAgent
+) -> None:
     chat = tmp_path / "chat.jsonl"
     chat.write_text("{}\n")
-    with pytest.raises(InvalidInput):
-        agent.parse_hook(
-            "pre-compress", {"session_id": "../../x", "transcript_path": str(chat), "trigger": "auto"}
-        )
+    hook = {"session_id": "../../x", "transcript_path": str(chat), "trigger": "auto"}
+    assert agent.parse_hook("pre-compress", hook) is None  # the baseline; the dispatcher refuses the id
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p != chat]
+    assert written and all(p.parent == Path(agent.scratch().directory) for p in written), written
 
 
 def test_subagent_end_points_at_the_subagents_own_chat(tmp_path: Path, agent: GeminiAgent) -> None:

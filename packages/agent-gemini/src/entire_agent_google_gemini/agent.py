@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     from entire_core.protocol import AgentSession
+    from entire_core.scratch import Scratch
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
@@ -74,6 +75,12 @@ class GeminiAgent(
 
         return paths.gemini_home(self.env, self.home())
 
+    def scratch(self) -> Scratch:
+        """This agent's scratch state in the repository (kept chat copies, line positions, compactions)."""
+        from entire_core.scratch import Scratch
+
+        return Scratch(self.repo_root, self.name)
+
     def detect(self) -> bool:
         return os.path.isdir(os.path.join(self.repo_root, ".gemini"))
 
@@ -90,7 +97,7 @@ class GeminiAgent(
         """JSONL chats are viewed through ``$set.messages`` checkpoints (``entire_agent_google_gemini.view``)."""
         from entire_agent_google_gemini.view import GeminiView
 
-        return GeminiView(self.repo_root)
+        return GeminiView(self.scratch())
 
     def native_session_file(self, session_id: str) -> str:
         """The session's chat file in Gemini's chats directory, else a new name ``gemini --resume`` lists."""
@@ -136,7 +143,7 @@ class GeminiAgent(
                     return f.read()
             except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 return None
-        return sessionfile.read(path, self.repo_root)
+        return sessionfile.read(path, self.scratch())
 
     def format_resume_command(self, session_id: str) -> str:
         from entire_core import shell
@@ -154,7 +161,7 @@ class GeminiAgent(
 
         from entire_agent_google_gemini import events
 
-        event = events.to_event(hook, payload, self.repo_root)
+        event = events.to_event(hook, payload, self.scratch())
         if event is not None and event.session_ref and event.type in _VIEWED_EVENTS:
             from entire_agent_google_gemini import repair
 
@@ -210,7 +217,7 @@ class GeminiAgent(
         """
         from entire_agent_google_gemini import sessionfile, transcript
 
-        lines = sessionfile.tail_lines(path, self.repo_root, offset, trusted=self._is_jsonl_view(path))
+        lines = sessionfile.tail_lines(path, self.scratch(), offset, trusted=self._is_jsonl_view(path))
         if lines is not None:
             return transcript.replay(transcript.decode(line) for line in lines), offset + len(lines)
         chat = self._chat(path)
@@ -219,7 +226,7 @@ class GeminiAgent(
     def get_transcript_position(self, path: str) -> int:
         from entire_agent_google_gemini import sessionfile
 
-        quick = sessionfile.quick_position(path, self.repo_root, trusted=self._is_jsonl_view(path))
+        quick = sessionfile.quick_position(path, self.scratch(), trusted=self._is_jsonl_view(path))
         return quick if quick is not None else self._chat(path).position
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
@@ -252,7 +259,7 @@ class GeminiAgent(
         if view is not None and self.view_format().accepts(session_ref):
             repair.put_back(self, view, session_ref, missing=True)
             return
-        sessionfile.prepare(session_ref, self.repo_root)  # a pre-0.39 chat: its view is a copy of this
+        sessionfile.prepare(session_ref, self.scratch())  # a pre-0.39 chat: its view is a copy of this
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         from entire_agent_google_gemini import transcript as chats
@@ -287,7 +294,8 @@ class GeminiAgent(
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_google_gemini import compact
 
-        return compact.compact(self._chat(session_ref), self.env.get("ENTIRE_CLI_VERSION", ""))
+        cli_version = self.env.get("ENTIRE_CLI_VERSION", "")
+        return compact.compact(self._chat(session_ref), agent=self.name, cli_version=cli_version)
 
     def generate_text(self, prompt: str, model: str) -> str:
         from entire_agent_google_gemini import textgen

@@ -22,6 +22,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from entire_core.scratch import Scratch
+
 _PLAIN = {
     "session-start": EventType.SESSION_START,
     "before-agent": EventType.TURN_START,
@@ -30,8 +32,11 @@ _PLAIN = {
 }
 
 
-def to_event(hook: str, payload: object, repo_root: str) -> Event | None:
-    """The event for one hook payload, or None when it means nothing to Entire."""
+def to_event(hook: str, payload: object, scratch: Scratch) -> Event | None:
+    """The event for one hook payload, or None when it means nothing to Entire.
+
+    ``scratch`` holds what PreCompress remembers between hooks (``compaction``).
+    """
     p = obj(payload)
     session_id = first_text(p, "session_id")
     if not session_id:
@@ -45,7 +50,7 @@ def to_event(hook: str, payload: object, repo_root: str) -> Event | None:
         prompt = first_text(p, "prompt", "user_prompt") if kind == EventType.TURN_START else ""
         return Event(kind, session_id, session_ref=ref, prompt=prompt, timestamp=stamp)
     if hook == "pre-compress":
-        if p.get("trigger") == "manual" or (ref and _compressed(repo_root, session_id, ref)):
+        if p.get("trigger") == "manual" or (ref and _compressed(scratch, session_id, ref)):
             return Event(EventType.COMPACTION, session_id, session_ref=ref, timestamp=stamp)
         return None
     if hook in ("before-tool", "after-tool") and p.get("tool_name") in SUBAGENT_TOOLS:
@@ -53,10 +58,10 @@ def to_event(hook: str, payload: object, repo_root: str) -> Event | None:
     return None
 
 
-def _compressed(repo_root: str, session_id: str, ref: str) -> bool:
+def _compressed(scratch: Scratch, session_id: str, ref: str) -> bool:
     from entire_agent_google_gemini import compaction
 
-    return compaction.compressed_since_last_check(repo_root, session_id, ref)
+    return compaction.compressed_since_last_check(scratch, session_id, ref)
 
 
 def resumed_file(ref: str, session_id: str) -> str:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    from entire_core.scratch import Scratch
+
 TAG_KEY = "entireView"
 NOTE = (
     " Entire's view of this session starts here: the turns before were stored by earlier checkpoints,"
@@ -50,14 +52,14 @@ class GeminiView(views.ViewFormat):
 
     unit = views.LINES
 
-    def __init__(self, repo_root: str = "") -> None:
-        self.repo_root = repo_root
+    def __init__(self, scratch: Scratch | None = None) -> None:
+        self.scratch = scratch
 
     def whole(self, native: str) -> bytes | None:
         """A pre-0.39 chat as ``sessionfile.read`` repairs it (a resume's stray file, a deleted chat)."""
         from entire_agent_google_gemini import sessionfile
 
-        return sessionfile.read(native, self.repo_root)
+        return sessionfile.read(native, self.scratch)
 
     def accepts(self, native: str) -> bool:
         """JSONL chats are viewed; a pre-0.39 single-JSON chat is handed over as it is."""
