@@ -88,8 +88,7 @@ class GeminiAgent(
         """Gemini's own chats directory for the repository, where ``gemini --resume`` looks."""
         from entire_agent_google_gemini import paths
 
-        project_tmp, _ = paths.project_dir(self.gemini_home(), repo_path or self.repo_root)
-        return os.path.join(project_tmp, "chats")
+        return paths.chats_dir(self.gemini_home(), repo_path or self.repo_root)
 
     # -- sessions: the CLI records a bounded view; chats live in Gemini's own tree ----------------------
 
@@ -111,7 +110,7 @@ class GeminiAgent(
         """Write the chat where ``gemini --resume <id>`` finds it; Gemini adopts the project directory."""
         from entire_agent_google_gemini import sessions
 
-        return sessions.restore_native(self, session)
+        return sessions.restore_native(self, session, self.gemini_home())
 
     def _is_view(self, path: str) -> bool:
         from entire_core import views
