@@ -123,6 +123,19 @@ def _legacy_document(data: bytes) -> dict[str, Any] | None:
     return document if isinstance(document.get("messages"), list) else None
 
 
+def rewind(messages: dict[str, Any], target: str) -> None:
+    """Apply ``$rewindTo``: drop ``target`` and every message after it; all of them when it is not there.
+
+    A target missing from ``messages`` was rewound to before the records read so far.
+    """
+    if target not in messages:
+        messages.clear()
+        return
+    ids = list(messages)
+    for gone in ids[ids.index(target) :]:
+        del messages[gone]
+
+
 def replay(records: Iterable[object]) -> list[dict[str, Any]]:
     """Messages in first-write order, each the last write of its id; ``$rewindTo`` applied.
 
@@ -134,12 +147,7 @@ def replay(records: Iterable[object]) -> list[dict[str, Any]]:
         r = obj(record)
         target = r.get("$rewindTo")
         if isinstance(target, str):
-            if target in messages:
-                ids = list(messages)
-                for gone in ids[ids.index(target) :]:
-                    del messages[gone]
-            else:  # rewound to before this range: everything in it so far is gone
-                messages.clear()
+            rewind(messages, target)
         elif isinstance(r.get("id"), str):
             messages[r["id"]] = r
         elif isinstance(r.get("sessionId"), str):

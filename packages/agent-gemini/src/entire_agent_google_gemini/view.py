@@ -28,7 +28,7 @@ from entire_core import offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
-from entire_agent_google_gemini.transcript import MODIFYING_TOOLS, SUBAGENT_TOOLS, prompt_of
+from entire_agent_google_gemini.transcript import MODIFYING_TOOLS, SUBAGENT_TOOLS, prompt_of, rewind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -276,12 +276,7 @@ def replay_messages(lines: Iterator[bytes], limit: int) -> tuple[list[dict[str, 
             continue
         target = record.get("$rewindTo")
         if isinstance(target, str):
-            if target in messages:
-                ids = list(messages)
-                for gone in ids[ids.index(target) :]:
-                    del messages[gone]
-            else:
-                messages.clear()
+            rewind(messages, target)
             size = sum(_size(m) for m in messages.values())
         elif isinstance(record.get("id"), str):
             message = shrink(record, max(views.SHRINK_TO, limit // 8))
