@@ -15,7 +15,8 @@ import os
 
 from entire_core.jsonvalues import obj, strings
 
-from entire_agent_google_gemini import paths, settings
+from entire_agent_google_gemini import hooks as settings
+from entire_agent_google_gemini import paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
