@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from entire_agent_google_gemini import hooks as settings
+from entire_agent_google_gemini import hooks
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_core import locks
 from entire_core.errors import AgentError
@@ -40,7 +40,7 @@ def test_install_on_windows_writes_the_powershell_guarded_commands(agent: Gemini
     assert agent.install_hooks() == 7
     installed = commands(repo)
     assert installed["AfterAgent"] == PS_STOP
-    for event, (hook, _, _) in {e: (h, m, t) for h, (e, m, t) in settings.EVENTS.items()}.items():
+    for event, (hook, _, _) in {e: (h, m, t) for h, (e, m, t) in hooks.EVENTS.items()}.items():
         assert (
             installed[event].startswith("if (Get-Command entire ")
             and f"google-gemini {hook} ;" in installed[event]
