@@ -44,7 +44,7 @@ def ours(document: dict[str, object]) -> dict[str, list[dict[str, object]]]:
     by_event = document["hooks"]
     assert isinstance(by_event, dict)
     return {
-        event: [group for group in groups if any(hooks.is_ours(h) for h in group["hooks"])]
+        event: [group for group in groups if any(hooks.is_ours(h, "google-gemini") for h in group["hooks"])]
         for event, groups in by_event.items()
     }
 
@@ -184,8 +184,8 @@ def test_partial_and_edited_installs_are_repaired(agent: GeminiAgent, repo: Path
     assert agent.are_hooks_installed() is True
     assert agent.install_hooks() == 2
     document = json.loads(settings_file(repo).read_bytes())
-    assert document["hooks"]["SessionEnd"] == [{"hooks": [hooks.handler("session-end")]}]
-    assert document["hooks"]["PreCompress"] == [{"hooks": [hooks.handler("pre-compress")]}]
+    assert document["hooks"]["SessionEnd"] == [{"hooks": [hooks.handler("google-gemini", "session-end")]}]
+    assert document["hooks"]["PreCompress"] == [{"hooks": [hooks.handler("google-gemini", "pre-compress")]}]
 
 
 def test_ours_are_recognised_by_name_too(agent: GeminiAgent, repo: Path) -> None:
@@ -243,7 +243,12 @@ def test_an_install_by_0_1_0_is_upgraded_to_the_guarded_commands(agent: GeminiAg
     assert agent.install_hooks() == 7
     document = json.loads(settings_file(repo).read_bytes())
     for event, (hook, _, _) in EXPECTED_EVENTS.items():
-        mine = [h for group in document["hooks"][event] for h in group["hooks"] if hooks.is_ours(h)]
+        mine = [
+            h
+            for group in document["hooks"][event]
+            for h in group["hooks"]
+            if hooks.is_ours(h, "google-gemini")
+        ]
         assert [h["command"] for h in mine] == [f"{GUARD} {hook}"]
     assert document["hooks"]["AfterTool"][0] == json.loads(old)["hooks"]["AfterTool"][0]  # the user's
     assert agent.install_hooks() == 0
@@ -264,7 +269,7 @@ def test_uninstall_removes_bare_and_guarded_commands_alike(agent: GeminiAgent, r
             {"hooks": {"BeforeAgent": [{"hooks": [bare]}], "AfterAgent": [{"hooks": [guarded]}]}}
         ).encode(),
     )
-    assert set(hooks.installed(str(repo))) == {"BeforeAgent", "AfterAgent"}
+    assert set(hooks.installed(str(repo), "google-gemini")) == {"BeforeAgent", "AfterAgent"}
     agent.uninstall_hooks()
     assert json.loads(settings_file(repo).read_bytes()) == {"hooks": {}}
 
@@ -283,7 +288,7 @@ def _run(command: str, shell: str, path: str, stdin: bytes = b"") -> subprocess.
 def test_the_guarded_command_is_quiet_without_entire_and_runs_it_with_entire(
     tmp_path: Path, shell: str
 ) -> None:
-    command = hooks.command("after-agent")
+    command = hooks.command("google-gemini", "after-agent")
     empty = tmp_path / "no-entire"
     empty.mkdir()
     quiet = _run(command, shell, str(empty), b'{"session_id": "s"}')

@@ -177,17 +177,17 @@ class GeminiAgent(
         from entire_agent_google_gemini.versions import WINDOW
 
         refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
-        return hooks.install(self.repo_root, self.env, force=force)
+        return hooks.settings_file(self.repo_root, self.name, self.env).install(force=force)
 
     def uninstall_hooks(self) -> None:
         from entire_agent_google_gemini import hooks
 
-        hooks.uninstall(self.repo_root, self.env)
+        hooks.settings_file(self.repo_root, self.name, self.env).uninstall()
 
     def are_hooks_installed(self) -> bool:
         from entire_agent_google_gemini import hooks
 
-        return bool(hooks.installed(self.repo_root))
+        return bool(hooks.installed(self.repo_root, self.name))
 
     def write_hook_response(self, message: str) -> bytes:
         import json

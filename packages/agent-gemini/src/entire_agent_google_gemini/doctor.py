@@ -94,13 +94,15 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
 
     project = paths.project_settings(agent.repo_root)
     try:
-        present = hooks.installed(agent.repo_root)
+        present = hooks.installed(agent.repo_root, agent.name)
     except ConfigError:
         report.skip("Entire's hooks", f"{project} does not parse")
         return False
     switched_off = [(name, path) for name, path in _layers(agent)
                     if _get(layers.get(name, {}), "hooksConfig", "enabled") is False]  # fmt: skip
-    missing = [event for event, group in hooks.wanted().items() if present.get(event) != group["hooks"]]
+    missing = [
+        event for event, group in hooks.wanted(agent.name).items() if present.get(event) != group["hooks"]
+    ]
     if not present:
         fix = ENABLE
         if any(name == "project" for name, _ in switched_off):
@@ -127,7 +129,7 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
         where = switched_off[-1][1] if switched_off else "your settings"
         report.fail("hooksConfig.enabled is false: Gemini runs no hooks at all",
                     f'set "hooksConfig": {{"enabled": true}} in {where} (your own hooks run too)')  # fmt: skip
-    ours = {hooks.NAME_PREFIX + hook for hook in hooks.EVENTS}
+    ours = {hooks.name_prefix(agent.name) + hook for hook in hooks.EVENTS}
     turned_off: list[str] = []
     for name, path in _layers(agent):
         names = sorted(set(strings(obj(layers.get(name, {}).get("hooksConfig")).get("disabled"))) & ours)
@@ -161,7 +163,7 @@ def _trusted_keys(agent: GeminiAgent) -> tuple[set[str], bool]:
 def check_fingerprints(report: Report, agent: GeminiAgent) -> None:
     """Gemini fingerprints project hooks as ``name:command``; unknown ones trigger a warning."""
     keys, found = _trusted_keys(agent)
-    ours = [f"{h['name']}:{h['command']}" for h in (hooks.handler(hook) for hook in hooks.EVENTS)]
+    ours = [f"{h['name']}:{h['command']}" for h in (hooks.handler(agent.name, hook) for hook in hooks.EVENTS)]
     unknown = [k.split(":", 1)[0] for k in ours if k not in keys]
     note = "harmless: Gemini's next start warns once that project hooks are new or changed, then records them"
     if not unknown:
