@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from agent_scripts import InstalledAgent, installed_agents
-from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+from entire_core.testing.pytest_plugin import Imports, heavy
 
 AGENTS = installed_agents()
 
@@ -24,9 +24,8 @@ def _hot_calls(agent: InstalledAgent) -> list[tuple[list[str], bytes]]:
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])
-def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, tmp_path: Path) -> None:
+def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Imports) -> None:
     for args, stdin in _hot_calls(agent):
-        sandbox = Sandbox(tmp_path / str(abs(hash((tuple(args), stdin)))))
-        modules = imported_modules(Path(agent.script), args, sandbox, stdin=stdin)
+        modules = imports(Path(agent.script), *args, stdin=stdin)
         assert "entire_core.cli" in modules, args
-        assert heavy_imports(modules) == set(), f"{agent.name} {args}"
+        assert heavy(modules) == set(), f"{agent.name} {args}"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+from entire_core.testing.pytest_plugin import Imports, heavy
 
 HOT = [
     (["info"], b""),
@@ -24,14 +24,14 @@ HOT = [
     ("args", "stdin"), HOT, ids=[" ".join(a[:1]) + str(i) for i, (a, _) in enumerate(HOT)]
 )
 def test_hot_subcommands_stay_light(
-    sample_script: Path, sandbox: Sandbox, args: list[str], stdin: bytes
+    sample_script: Path, imports: Imports, args: list[str], stdin: bytes
 ) -> None:
-    modules = imported_modules(sample_script, args, sandbox, stdin=stdin)
+    modules = imports(sample_script, *args, stdin=stdin)
     assert "entire_core.cli" in modules  # the measurement itself works
-    assert heavy_imports(modules) == set()
+    assert heavy(modules) == set()
 
 
-def test_validating_subcommands_do_import_pydantic(sample_script: Path, sandbox: Sandbox) -> None:
+def test_validating_subcommands_do_import_pydantic(sample_script: Path, imports: Imports) -> None:
     # The check above could pass vacuously if importtime output were not parsed; this one cannot.
     stdin = json.dumps({"session_id": "s", "session_ref": "/nonexistent"}).encode()
-    assert "pydantic" in imported_modules(sample_script, ["read-session"], sandbox, stdin=stdin)
+    assert "pydantic" in imports(sample_script, "read-session", stdin=stdin)
