@@ -178,7 +178,9 @@ def write_launcher(directory: Path, agent_name: str, target: str, *, python: str
     interpreter = python or sys.executable
     # Written aside and renamed: parallel test workers may write the same launcher while another runs it.
     staging = directory / f".{path.name}.{os.getpid()}.tmp"
-    staging.write_text(f"#!{interpreter}\nimport sys\nfrom {module} import {function}\nsys.exit({function}())\n")
+    staging.write_text(
+        f"#!{interpreter}\nimport sys\nfrom {module} import {function}\nsys.exit({function}())\n"
+    )
     staging.chmod(0o755)
     os.replace(staging, path)
     return path
