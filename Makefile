@@ -7,7 +7,7 @@ RUN := $(UV) run --locked --all-packages
 .PHONY: help sync lint format typecheck test e2e check versions build smoke walkthrough release-check bench soak
 
 help: ## Show the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
 
 sync: ## Install every package and the dev tools from uv.lock into .venv
 	$(UV) sync --locked --all-packages
