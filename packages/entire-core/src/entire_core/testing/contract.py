@@ -12,6 +12,8 @@ of an installed console script to run the same tests black-box, one process per 
 
 A subclass may skip a standard test only by naming it in ``skip_reasons`` with a reason; overriding a
 standard test method is an error (``test_no_overridden_standard_tests``). Requires pytest.
+
+``SupportWindowContract`` is the same for an agent's support window (``WINDOW`` in its ``versions.py``).
 """
 
 from __future__ import annotations
