@@ -4,10 +4,10 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test check versions build smoke walkthrough release-check bench soak new-agent compliance
+.PHONY: help sync lint format typecheck test e2e check versions build smoke walkthrough release-check bench soak new-agent compliance
 
 help: ## Show the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
 
 sync: ## Install every package and the dev tools from uv.lock into .venv
 	$(UV) sync --locked --all-packages
@@ -23,10 +23,19 @@ format: ## Apply ruff's fixes and formatting
 typecheck: ## pyright, strict on every package's src/
 	$(RUN) pyright
 
-test: ## pytest: every package's tests and tests/, with coverage of entire_core
-	$(RUN) pytest --cov=entire_core --cov-report=term --cov-fail-under=90
+# Coverage of every package's src/ ([tool.coverage.run] source), combined across the xdist workers,
+# then held at 90% for each package on its own by tools/coverage_check.py (entire_sim, a test tool, is
+# reported only: its soak and simulator paths run under the e2e tests, which coverage does not see).
+test: ## pytest on all cores (xdist): everything but the real-agent e2e tests; coverage >= 90% per package
+	$(RUN) pytest -n auto -m "not e2e" --cov --cov-report=term --cov-report=json:build/coverage.json
+	$(RUN) python tools/coverage_check.py build/coverage.json --min 90 --report-only entire_sim
 
-check: lint typecheck test ## Lint, type check, tests (CI then runs release-check)
+# Skipped with a one-line reason where `unshare -n` or the agents cannot be had (macOS); required,
+# so failing instead, with CI=true (as in .ci/run) or ENTIRE_E2E=1.
+e2e: ## The real-agent end-to-end tests only (marker e2e): each agent's window against a scripted model server
+	$(RUN) pytest -m e2e
+
+check: lint typecheck test e2e ## Lint, type check, tests, end-to-end tests (CI then runs release-check)
 
 versions: ## Check that versions, __version__, core requirements, uv.lock and CHANGELOG agree
 	$(RUN) python tools/release/bump.py --check

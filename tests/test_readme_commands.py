@@ -22,6 +22,11 @@ GO_SUITE_BUILD = (
 RUN_BY: dict[str, str] = {
     "uv run --no-dev entire-sim demo": WALKTHROUGH,
     "make check": CI,
+    "make test": CI,
+    "make e2e": CI,
+    "ENTIRE_E2E=1 make e2e": (
+        "tools/entire-sim/tests/test_e2e_gate.py (ENTIRE_E2E=1 fails what would skip); CI runs make e2e with CI=true"
+    ),
     'uv run --locked --all-packages pytest -m "not e2e and not walkthrough"': (
         "tests/test_readme_commands.py::test_the_fast_test_command_selects_no_slow_test"
     ),
@@ -91,6 +96,18 @@ def test_ci_runs_what_it_is_credited_with() -> None:
     ci = (readme_commands.ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'make UV="$UV" check' in ci
     assert re.search(r"for step in versions build smoke walkthrough; do", ci), ci
+
+
+def test_make_check_is_test_and_e2e_and_they_split_the_suite() -> None:
+    makefile = (readme_commands.ROOT / "Makefile").read_text(encoding="utf-8")
+    rules = {
+        m[1]: (m[2].split("##")[0].split(), m[3])
+        for m in re.finditer(r"^([a-z0-9-]+):([^\n]*)\n((?:\t[^\n]*\n)*)", makefile, re.M)
+    }
+    assert {"lint", "typecheck", "test", "e2e"} <= set(rules["check"][0])
+    test_recipe, e2e_recipe = rules["test"][1], rules["e2e"][1]
+    assert '-m "not e2e"' in test_recipe and "-n auto" in test_recipe and "coverage_check.py" in test_recipe
+    assert "pytest -m e2e" in e2e_recipe
 
 
 def test_the_fast_test_command_selects_no_slow_test() -> None:

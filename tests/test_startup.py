@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from agent_scripts import InstalledAgent, installed_agents
-from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+from entire_core.testing.pytest_plugin import Imports, heavy
+from entire_core.testing.runner import Sandbox
 
 AGENTS = installed_agents()
 
@@ -25,12 +26,11 @@ def _hot_calls(agent: InstalledAgent) -> list[tuple[list[str], bytes]]:
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])
-def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, tmp_path: Path) -> None:
+def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Imports) -> None:
     for args, stdin in _hot_calls(agent):
-        sandbox = Sandbox(tmp_path / str(abs(hash((tuple(args), stdin)))))
-        modules = imported_modules(Path(agent.script), args, sandbox, stdin=stdin)
+        modules = imports(Path(agent.script), *args, stdin=stdin)
         assert "entire_core.cli" in modules, args
-        assert heavy_imports(modules) == set(), f"{agent.name} {args}"
+        assert heavy(modules) == set(), f"{agent.name} {args}"
 
 
 INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
@@ -39,8 +39,9 @@ INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])
-def test_info_imports_only_the_dispatcher_and_its_handler(agent: InstalledAgent, tmp_path: Path) -> None:
-    sandbox = Sandbox(tmp_path)
+def test_info_imports_only_the_dispatcher_and_its_handler(
+    agent: InstalledAgent, imports: Imports, sandbox: Sandbox
+) -> None:
     interpreter = Path(agent.script).read_text(encoding="utf-8").splitlines()[0].removeprefix("#!").strip()
     proc = subprocess.run([interpreter, "-X", "importtime", "-c", f"import {agent.cls.__module__}"],
                           capture_output=True, cwd=sandbox.repo, env=sandbox.env, timeout=60, check=True)  # fmt: skip
@@ -48,5 +49,5 @@ def test_info_imports_only_the_dispatcher_and_its_handler(agent: InstalledAgent,
     before = {
         line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line
     }
-    extra = imported_modules(Path(agent.script), ["info"], sandbox) - before
+    extra = imports(Path(agent.script), "info") - before
     assert {m for m in extra if not m.startswith(agent.cls.__module__.split(".")[0])} == INFO_NEEDS

@@ -1,4 +1,4 @@
-"""The support window is in one place: the README's table and the end-to-end tests read ``versions.WINDOW``."""
+"""The support window: the contract kit's standard tests over ``versions.WINDOW``, and aider's own doctor lines."""
 
 from __future__ import annotations
 
@@ -9,15 +9,7 @@ import pytest
 from entire_agent_aider import doctor
 from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.versions import WINDOW
-from entire_core.errors import AgentError
-
-README = Path(__file__).parents[1] / "README.md"
-
-
-def test_the_readme_table_is_the_window() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert WINDOW.markdown_table() in text
-    assert " ".join(text.split()).count(f"Supported: {WINDOW.describe()}.") == 1
+from entire_core.testing.contract import SupportWindowContract
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for aider")
@@ -59,18 +51,10 @@ def test_doctor_checks_the_version_against_the_window(
         )
 
 
-@pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for aider")
-def test_install_refuses_an_aider_older_than_the_window(tmp_path: Path) -> None:
-    aider = tmp_path / "bin" / "aider"
-    aider.parent.mkdir()
-    aider.write_text("#!/bin/sh\necho 'aider 0.75.2'\n")
-    aider.chmod(0o755)
-    env = {"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path), "PATH": str(aider.parent)}
-    agent = AiderAgent(env=env, cwd=str(tmp_path))
-    with pytest.raises(
-        AgentError, match=r"^hooks not installed: Aider 0\.75\.2 is older than the supported window; "
-    ):
-        agent.install_hooks()
-    assert not (tmp_path / ".aider.conf.yml").exists()
-    aider.write_text(f"#!/bin/sh\necho 'aider {WINDOW.oldest}'\n")
-    assert agent.install_hooks() == 1
+class TestAiderWindow(SupportWindowContract):
+    window = WINDOW
+    agent_cls = AiderAgent
+    package_dir = Path(__file__).parents[1]
+    binary = "aider"
+    version_line = "aider {version}"
+    hooks_installed = 1

@@ -11,20 +11,13 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import yaml
 from entire_agent_aider import doctor, hooks, launcher, notify
 from entire_agent_aider.agent import AiderAgent
-from entire_core import locks
-
-
-@pytest.fixture
-def windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))  # this OS's file locks
-    monkeypatch.setattr(sys, "platform", "win32")
 
 
 def test_the_cmd_exe_command() -> None:
@@ -51,12 +44,11 @@ def test_install_on_windows_writes_the_cmd_exe_command(tmp_path: Path) -> None:
 
 
 def test_a_block_written_on_windows_is_refreshed_on_posix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, force_platform: Callable[[str], None]
 ) -> None:
-    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))
-    monkeypatch.setattr(sys, "platform", "win32")
+    force_platform("win32")
     hooks.install(str(tmp_path))
-    monkeypatch.setattr(sys, "platform", "linux")
+    force_platform("linux")
     assert hooks.installed(str(tmp_path)) and hooks.install(str(tmp_path)) == 1
     values = yaml.safe_load((tmp_path / ".aider.conf.yml").read_text())
     assert values["notifications-command"] == hooks.NOTIFY_COMMAND

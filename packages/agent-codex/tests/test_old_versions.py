@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from entire_agent_openai_codex import transcript
 from entire_agent_openai_codex.agent import OpenAICodexAgent
+from entire_agent_openai_codex.versions import WINDOW
+from entire_core.testing.contract import older_tested
 from entire_core.types import TokenUsage
 
 DATA = Path(__file__).parent / "data"
@@ -46,7 +48,8 @@ CAPTURES: dict[str, dict[str, Any]] = {
         "events": [1, 2, 3, None, 4, 1, None, 2, 3, 1, 2, 6, None, 7, 3],
     },
 }
-VERSIONS = sorted(CAPTURES)
+VERSIONS = older_tested(WINDOW)
+"""Every tested version below the newest: each must have its captures here (a KeyError otherwise)."""
 
 
 def rollout(version: str, which: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from codex_fixtures import HOOKS, ROLLOUT1, ROLLOUT2, S2, TURN1_END, hook_of
-from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+from entire_core.testing.pytest_plugin import Imports, heavy
 
 SCRIPT = Path(sys.executable).parent / "entire-agent-openai-codex"
 R1, R2 = str(ROLLOUT1), str(ROLLOUT2)
@@ -31,7 +31,7 @@ HOOK_CALLS = [
 @pytest.mark.parametrize(
     ("args", "stdin"), TURN_END + HOOK_CALLS, ids=lambda v: " ".join(v) if isinstance(v, list) else ""
 )
-def test_nothing_heavy_is_imported(tmp_path: Path, args: list[str], stdin: bytes) -> None:
-    modules = imported_modules(SCRIPT, args, Sandbox(tmp_path), stdin=stdin)
+def test_nothing_heavy_is_imported(imports: Imports, args: list[str], stdin: bytes) -> None:
+    modules = imports(SCRIPT, *args, stdin=stdin)
     assert "entire_agent_openai_codex.agent" in modules
-    assert heavy_imports(modules) == set()
+    assert heavy(modules) == set()

@@ -219,7 +219,9 @@ def test_patch_paths() -> None:
 # -- prepare-transcript ---------------------------------------------------------------------------------------
 
 
-def test_prepare_waits_until_the_announced_turn_is_flushed(tmp_path: Path) -> None:
+def test_prepare_waits_until_the_announced_turn_is_flushed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     final = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "all done"}]}
     path = rollout(tmp_path, meta(), line("event_msg", {"type": "task_started", "turn_id": "turn-9"}))
     repo = tmp_path / "repo"
@@ -227,17 +229,29 @@ def test_prepare_waits_until_the_announced_turn_is_flushed(tmp_path: Path) -> No
     agent.parse_hook("stop", {"session_id": "s-1", "transcript_path": str(path), "turn_id": "turn-9",
                               "last_assistant_message": "all done"})  # fmt: skip
     assert not turn_end.holds_turn_end(str(path), "turn-9", "all done")
+    checks: list[bool] = []
+    missed = threading.Event()
+    real_holds = turn_end.holds_turn_end
 
-    def flush_later() -> None:
-        time.sleep(0.3)
+    def watched(*args: str) -> bool:
+        checks.append(real_holds(*args))
+        if not checks[-1]:
+            missed.set()  # prepare-transcript has looked and is now waiting
+        return checks[-1]
+
+    monkeypatch.setattr(turn_end, "holds_turn_end", watched)
+
+    def flush_once_prepare_waits() -> None:
+        assert missed.wait(30)
         with path.open("ab") as f:
             f.write(line("response_item", final) + b"\n")
 
-    writer = threading.Thread(target=flush_later)
+    writer = threading.Thread(target=flush_once_prepare_waits)
     writer.start()
     agent.prepare_transcript(str(path))
     writer.join()
-    assert turn_end.holds_turn_end(str(path), "turn-9", "all done")
+    assert checks[0] is False and checks[-1] is True  # it waited, then saw the flushed turn
+    assert real_holds(str(path), "turn-9", "all done")
     assert not list((repo / ".entire" / "tmp" / "entire-agent-openai-codex").iterdir())  # the note is gone
 
 

@@ -1,4 +1,4 @@
-"""The support window is in one place: the README's table and the end-to-end tests read ``versions.WINDOW``."""
+"""The support window: the contract kit's standard tests over ``versions.WINDOW``, and codex's own doctor lines."""
 
 from __future__ import annotations
 
@@ -9,15 +9,7 @@ import pytest
 from entire_agent_openai_codex import doctor
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
-from entire_core.errors import AgentError
-
-README = Path(__file__).parents[1] / "README.md"
-
-
-def test_the_readme_table_is_the_window() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert WINDOW.markdown_table() in text
-    assert " ".join(text.split()).count(f"Supported: {WINDOW.describe()}.") == 1
+from entire_core.testing.contract import SupportWindowContract
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for codex")
@@ -52,17 +44,10 @@ def test_doctor_checks_the_version_against_the_window(
     assert printed[1 + len(expected)].startswith("FAIL  the `entire` command is not on PATH")
 
 
-@pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for codex")
-def test_install_refuses_a_codex_older_than_the_window(agent: OpenAICodexAgent, tmp_path: Path) -> None:
-    codex = tmp_path / "bin" / "codex"
-    codex.parent.mkdir()
-    codex.write_text("#!/bin/sh\necho 'codex-cli 0.129.0'\n")
-    codex.chmod(0o755)
-    agent.env["PATH"] = str(codex.parent)
-    with pytest.raises(
-        AgentError, match=r"^hooks not installed: Codex CLI 0\.129\.0 is older than the supported window; "
-    ):
-        agent.install_hooks()
-    assert not Path(agent.repo_root, ".codex").exists()
-    codex.write_text(f"#!/bin/sh\necho 'codex-cli {WINDOW.oldest}'\n")
-    assert agent.install_hooks() == 8
+class TestOpenAICodexWindow(SupportWindowContract):
+    window = WINDOW
+    agent_cls = OpenAICodexAgent
+    package_dir = Path(__file__).parents[1]
+    binary = "codex"
+    version_line = "codex-cli {version}"
+    hooks_installed = 8

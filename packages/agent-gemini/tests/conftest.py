@@ -1,35 +1,26 @@
-"""Fixtures of the Gemini agent's tests; ``gemini_fixtures`` holds the capture paths they share."""
+"""The Gemini agent in a sandbox; ``gemini_fixtures`` (on pytest's pythonpath) holds the capture paths."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-# With --import-mode=importlib test modules cannot import their neighbours; make this one importable.
-sys.path.insert(0, str(Path(__file__).parent))
-
 from entire_agent_google_gemini.agent import GeminiAgent
+from entire_core.testing.pytest_plugin import MakeAgent
+from entire_core.testing.runner import Sandbox
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    return path
+def repo(sandbox: Sandbox) -> Path:
+    return sandbox.repo
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
+def home(sandbox: Sandbox) -> Path:
+    return sandbox.home
 
 
 @pytest.fixture
-def agent(repo: Path, home: Path) -> GeminiAgent:
-    """The agent with its repository and home in a temporary directory."""
-    return GeminiAgent(
-        env={"ENTIRE_REPO_ROOT": str(repo), "HOME": str(home), "PATH": "/usr/bin:/bin"}, cwd=str(repo)
-    )
+def agent(make_agent: MakeAgent) -> GeminiAgent:
+    """The agent with its repository and home in the sandbox; no gemini binary on PATH."""
+    return make_agent(GeminiAgent, PATH="/usr/bin:/bin")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules, write_launcher
+from entire_core.testing.pytest_plugin import Imports, heavy
 from gemini_fixtures import RUN1, RUN1_CHAT, RUN3, RUN3_SUBAGENT_DIR, RUN3_SUBAGENT_MAIN
 
 CHAT = str(RUN1_CHAT)
@@ -37,21 +38,19 @@ HOT: list[tuple[list[str], bytes]] = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_launcher(
-        tmp_path_factory.mktemp("bin"), "google-gemini", "entire_agent_google_gemini.__main__:main"
-    )
+@pytest.fixture
+def script(launcher: Callable[[str, str], Path]) -> Path:
+    return launcher("google-gemini", "entire_agent_google_gemini.__main__:main")
 
 
 @pytest.mark.parametrize(("args", "stdin"), HOT, ids=[f"{a[0]}-{i}" for i, (a, _) in enumerate(HOT)])
-def test_hot_subcommands_stay_light(script: Path, tmp_path: Path, args: list[str], stdin: bytes) -> None:
-    modules = imported_modules(script, args, Sandbox(tmp_path), stdin=stdin)
+def test_hot_subcommands_stay_light(script: Path, imports: Imports, args: list[str], stdin: bytes) -> None:
+    modules = imports(script, *args, stdin=stdin)
     assert "entire_agent_google_gemini.agent" in modules  # the measurement itself works
-    assert heavy_imports(modules) == set()
+    assert heavy(modules) == set()
     # nor the config editor or subprocess machinery, which only install-hooks and generate-text need
     assert not {"entire_core.config.json", "subprocess", "entire_agent_google_gemini.doctor"} & modules
 
 
-def test_install_hooks_does_use_the_editor(script: Path, tmp_path: Path) -> None:
-    assert "entire_core.config.json" in imported_modules(script, ["install-hooks"], Sandbox(tmp_path))
+def test_install_hooks_does_use_the_editor(script: Path, imports: Imports) -> None:
+    assert "entire_core.config.json" in imports(script, "install-hooks")

@@ -1,15 +1,18 @@
-"""The support window is in one place: the README's table and the end-to-end tests read ``versions.WINDOW``."""
+"""The support window: the contract kit's standard tests over ``versions.WINDOW`` (its doctor lines: test_textgen_doctor.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.versions import WINDOW
+from entire_core.testing.contract import SupportWindowContract
 
-README = Path(__file__).parents[1] / "README.md"
 
-
-def test_the_readme_table_is_the_window() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert WINDOW.markdown_table() in text
-    assert " ".join(text.split()).count(f"Supported: {WINDOW.describe()}.") == 1
+class TestGeminiWindow(SupportWindowContract):
+    window = WINDOW
+    agent_cls = GeminiAgent
+    package_dir = Path(__file__).parents[1]
+    binary = "gemini"
+    version_line = "{version}"
+    hooks_installed = 7

@@ -8,26 +8,19 @@ PowerShell-guarded form there and the POSIX-guarded one elsewhere; both are ours
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from entire_agent_google_gemini import hooks
 from entire_agent_google_gemini.agent import GeminiAgent
-from entire_core import locks
 from entire_core.errors import AgentError
 
 PS_STOP = (
     "if (Get-Command entire -ErrorAction SilentlyContinue) "
     "{ entire hooks google-gemini after-agent ; exit $LASTEXITCODE } else { exit 0 }"
 )
-
-
-@pytest.fixture
-def windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))  # this OS's file locks
-    monkeypatch.setattr(sys, "platform", "win32")
 
 
 def commands(repo: Path) -> dict[str, str]:
@@ -51,12 +44,11 @@ def test_install_on_windows_writes_the_powershell_guarded_commands(agent: Gemini
 
 
 def test_a_windows_install_is_ours_on_linux_and_is_replaced_not_duplicated(
-    agent: GeminiAgent, repo: Path, monkeypatch: pytest.MonkeyPatch
+    agent: GeminiAgent, repo: Path, force_platform: Callable[[str], None]
 ) -> None:
-    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))
-    monkeypatch.setattr(sys, "platform", "win32")
+    force_platform("win32")
     agent.install_hooks()
-    monkeypatch.setattr(sys, "platform", "linux")
+    force_platform("linux")
     assert agent.are_hooks_installed()
     assert agent.install_hooks() == 7  # a settings file shared with a Windows machine flips to this OS's form
     installed = commands(repo)
@@ -66,9 +58,9 @@ def test_a_windows_install_is_ours_on_linux_and_is_replaced_not_duplicated(
     )
     document = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert all(len(groups) == 1 and len(groups[0]["hooks"]) == 1 for groups in document["hooks"].values())
-    monkeypatch.setattr(sys, "platform", "win32")
+    force_platform("win32")
     agent.install_hooks()
-    monkeypatch.setattr(sys, "platform", "linux")
+    force_platform("linux")
     agent.uninstall_hooks()  # the other platform's form is removed too
     assert not (repo / ".gemini").exists()
 
@@ -80,6 +72,7 @@ def test_generate_text_refuses_a_model_cmd_exe_would_misread(agent: GeminiAgent,
         agent.generate_text("hi", model)
 
 
+@pytest.mark.usefixtures("windows")
 def test_generate_text_scratch_dir_is_under_userprofile_on_windows(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,7 +86,6 @@ def test_generate_text_scratch_dir_is_under_userprofile_on_windows(
 
     monkeypatch.setattr("subprocess.run", run)
     monkeypatch.setattr(textgen, "find_gemini", lambda env: "gemini")
-    monkeypatch.setattr(sys, "platform", "win32")
     env = {"HOME": str(tmp_path / "msys"), "USERPROFILE": str(tmp_path / "profile")}
     assert textgen.generate("hi", "gemini-2.5-flash", env) == "ok"
     assert str(calls[0]["cwd"]).startswith(str(tmp_path / "profile"))

@@ -1,22 +1,21 @@
-"""Shared fixtures of entire-core's tests: the sample agent as an installed-looking executable."""
+"""Shared fixtures of entire-core's tests: the sample agent as an installed-looking executable.
+
+``sandbox``, ``launcher`` and the other shared fixtures come from ``entire_core.testing.pytest_plugin``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from entire_core.testing.runner import Sandbox, ScriptRunner, write_launcher
+from entire_core.testing.runner import Sandbox, ScriptRunner
 
 
 @pytest.fixture(scope="session")
-def sample_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sample_script(launcher: Callable[[str, str], Path]) -> Path:
     """An ``entire-agent-sample`` executable, as pip would install it."""
-    return write_launcher(tmp_path_factory.mktemp("bin"), "sample", "entire_core.testing.sample_agent:main")
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
+    return launcher("sample", "entire_core.testing.sample_agent:main")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ for i in range(20):
         with open(log, "a") as f:
             f.write(name + " begin\\n")
             f.flush()
-            time.sleep(0.001)
+            time.sleep(0.001)  # on purpose: widens the window an interleaving writer would need
             f.write(name + " end\\n")
 """
 
@@ -40,15 +40,17 @@ def test_writers_never_interleave(tmp_path: Path) -> None:
 def test_times_out_while_held_and_frees_when_the_holder_dies(tmp_path: Path) -> None:
     path = str(tmp_path / "lock")
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"from entire_core import locks\nimport time\nwith locks.exclusive({path!r}):\n"
-         "    print('held', flush=True)\n    time.sleep(60)"],
-        stdout=subprocess.PIPE,
+        [sys.executable, "-c", f"from entire_core import locks\nimport sys\nwith locks.exclusive({path!r}):\n"
+         "    print('held', flush=True)\n    sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
     )  # fmt: skip
     assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
     with pytest.raises(AgentError, match="timed out"), locks.exclusive(path, wait=0.2):
         pass
-    holder.kill()
+    holder.kill()  # dies holding the lock: the OS frees it
     holder.wait()
     holder.stdout.close()
+    assert holder.stdin is not None
+    holder.stdin.close()
     with locks.exclusive(path, wait=5):
         pass

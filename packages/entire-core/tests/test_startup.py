@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules
+from entire_core.testing.pytest_plugin import Imports, heavy
+from entire_core.testing.runner import Sandbox
 
 HOT = [
     (["info"], b""),
@@ -26,17 +27,17 @@ HOT = [
     ("args", "stdin"), HOT, ids=[" ".join(a[:1]) + str(i) for i, (a, _) in enumerate(HOT)]
 )
 def test_hot_subcommands_stay_light(
-    sample_script: Path, sandbox: Sandbox, args: list[str], stdin: bytes
+    sample_script: Path, imports: Imports, args: list[str], stdin: bytes
 ) -> None:
-    modules = imported_modules(sample_script, args, sandbox, stdin=stdin)
+    modules = imports(sample_script, *args, stdin=stdin)
     assert "entire_core.cli" in modules  # the measurement itself works
-    assert heavy_imports(modules) == set()
+    assert heavy(modules) == set()
 
 
-def test_validating_subcommands_do_import_pydantic(sample_script: Path, sandbox: Sandbox) -> None:
+def test_validating_subcommands_do_import_pydantic(sample_script: Path, imports: Imports) -> None:
     # The check above could pass vacuously if importtime output were not parsed; this one cannot.
     stdin = json.dumps({"session_id": "s", "session_ref": "/nonexistent"}).encode()
-    assert "pydantic" in imported_modules(sample_script, ["read-session"], sandbox, stdin=stdin)
+    assert "pydantic" in imports(sample_script, "read-session", stdin=stdin)
 
 
 def _modules_of(code: str, sandbox: Sandbox) -> set[str]:
@@ -65,8 +66,8 @@ NEEDED = {
     "args", [["info"], ["get-transcript-position", "--path", "/nonexistent"]], ids=lambda a: a[0]
 )
 def test_info_and_position_import_only_what_they_need(
-    sample_script: Path, sandbox: Sandbox, args: list[str]
+    sample_script: Path, imports: Imports, sandbox: Sandbox, args: list[str]
 ) -> None:
     before = _modules_of("import entire_core.testing.sample_agent", sandbox)
-    extra = imported_modules(sample_script, args, sandbox) - before
+    extra = imports(sample_script, *args) - before
     assert extra == NEEDED[args[0]]

@@ -11,11 +11,12 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from entire_core import cli_stdio, fsutil, hooks, installs, locks, paths
+from entire_core import cli_stdio, fsutil, hooks, installs, paths
 from entire_core.agent import Agent
 from entire_core.config._lock import lock_file_for
 from entire_core.testing.runner import Sandbox
@@ -170,19 +171,16 @@ def test_a_failed_replace_leaves_no_read_only_temp_file(
 # -- the home directory and the install records -------------------------------------------------------
 
 
-def test_home_prefers_userprofile_on_windows_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_home_prefers_userprofile_on_windows_only(force_platform: Callable[[str], None]) -> None:
     env = {"HOME": "/msys/home/me", "USERPROFILE": "/Users/me"}
     assert paths.home_dir(env) == "/msys/home/me" and Agent(env=env).home() == "/msys/home/me"
-    monkeypatch.setattr(sys, "platform", "win32")
+    force_platform("win32")
     assert paths.home_dir(env) == "/Users/me" and Agent(env=env).home() == "/Users/me"
     assert paths.home_dir({"HOME": "/msys/home/me"}) == "/msys/home/me"
 
 
-def test_install_records_live_in_localappdata_on_windows(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))  # this OS's file locks
-    monkeypatch.setattr(sys, "platform", "win32")
+@pytest.mark.usefixtures("windows")
+def test_install_records_live_in_localappdata_on_windows(tmp_path: Path) -> None:
     env = {"LOCALAPPDATA": str(tmp_path / "local"), "HOME": str(tmp_path / "msys"),
            "USERPROFILE": str(tmp_path / "profile")}  # fmt: skip
     installs.remember(env, "x", str(tmp_path / "repo" / "hooks.json"), created_file=True)

@@ -10,6 +10,7 @@ import pytest
 from entire_sim import e2e
 
 
+@pytest.mark.e2e
 def test_only_loopback_exists_inside() -> None:
     problem = e2e.loopback_namespace_problem()
     if problem:

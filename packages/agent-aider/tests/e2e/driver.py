@@ -20,8 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
 import model_server
 from entire_sim import Simulator
 

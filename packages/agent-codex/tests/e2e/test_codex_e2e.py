@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import codex_driver as driver
+import codex_scripted_server as scripted_server
 import pytest
 from entire_agent_openai_codex.versions import SUBAGENT_HOOKS, WINDOW
 from entire_core.versions import parse_version
@@ -29,18 +31,11 @@ SESSION_END_HOOK = (0, 171, 0)
 BELOW_WINDOW = "0.120.0"
 """A version with hooks behind a feature flag and no trust model: ``doctor`` must refuse it."""
 HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-
-import codex_driver as driver  # noqa: E402
-import codex_scripted_server as scripted_server  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=WINDOW.versions())
 def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Run the driver once per Codex version for all the checks of this module."""
-    problem = e2e.loopback_namespace_problem()
-    if problem:
-        pytest.fail(problem)
     version: str = request.param
     codex = e2e.npm_tool("@openai/codex", version, "codex")
     work = tmp_path_factory.mktemp(f"codex-e2e-{version}")

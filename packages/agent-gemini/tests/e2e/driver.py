@@ -14,8 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
 import gemini_api
 
 STEP_TIMEOUT = 180

@@ -201,9 +201,6 @@ class Scenario:
 
 @pytest.fixture(scope="module", params=WINDOW.versions())
 def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Scenario:
-    problem = e2e.loopback_namespace_problem()
-    if problem:
-        pytest.fail(problem)
     return Scenario(tmp_path_factory.mktemp(f"gemini-e2e-{request.param}"), request.param)
 
 

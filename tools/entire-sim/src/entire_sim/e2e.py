@@ -5,6 +5,10 @@ nothing else.
 Agents are cached under ``$XDG_CACHE_HOME/entire-agents-e2e`` (``~/.cache/...``): the first run
 installs them from the package registries, later runs reuse them. An interrupted install is never
 mistaken for a finished one.
+
+When a real-agent test cannot run here (no ``unshare``, no npm, an install that fails) the helpers
+raise ``Unavailable``; ``entire_sim.pytest_e2e`` turns that into a one-line skip on a laptop, or a
+failure where the tests are required (``CI=true`` or ``ENTIRE_E2E=1``, see ``required``).
 """
 
 from __future__ import annotations
@@ -13,7 +17,27 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+
+REQUIRE_HINT = "set ENTIRE_E2E=1 or CI=true to require"
+"""How a skipped end-to-end test tells a developer to make it required."""
+
+
+class Unavailable(RuntimeError):
+    """A real-agent test cannot run on this machine: ``reason`` is one line, ``details`` the evidence."""
+
+    def __init__(self, reason: str, details: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.details = details
+
+
+def required(environ: Mapping[str, str] | None = None) -> bool:
+    """True where the end-to-end tests must run: in CI (``CI=true``) or with ``ENTIRE_E2E=1``."""
+    env = os.environ if environ is None else environ
+    return env.get("ENTIRE_E2E", "") == "1" or env.get("CI", "").lower() in ("true", "1")
+
 
 LOOPBACK_ONLY = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
 """Prefix that runs a command in a new network namespace whose loopback is up and nothing else."""
@@ -31,15 +55,24 @@ def in_loopback_namespace(argv: list[str]) -> list[str]:
 
 
 def loopback_namespace_problem() -> str | None:
-    """Why a loopback-only namespace cannot be made here (root or user namespaces are needed), or None."""
+    """Why a loopback-only namespace cannot be made here (one line), or None."""
+    if shutil.which("unshare") is None:
+        return "needs unshare -n (Linux network namespaces)"
     try:
         done = subprocess.run(in_loopback_namespace(["true"]), capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"`unshare -n` cannot run: {exc}"
     if done.returncode != 0:
-        reason = done.stderr.decode(errors="replace").strip()
+        reason = " ".join(done.stderr.decode(errors="replace").split())
         return f"cannot create a loopback-only network namespace (`unshare -n`, `ip link`): {reason}; run as root"
     return None
+
+
+def require_loopback_namespace() -> None:
+    """Raise ``Unavailable`` unless a loopback-only namespace can be made here."""
+    problem = loopback_namespace_problem()
+    if problem:
+        raise Unavailable(problem)
 
 
 def npm_tool(package: str, version: str, binary: str) -> Path:
@@ -54,7 +87,7 @@ def npm_tool(package: str, version: str, binary: str) -> Path:
         return found
     npm = shutil.which("npm")
     if npm is None:
-        raise RuntimeError(f"npm is needed to install {package}@{version} for the end-to-end test")
+        raise Unavailable(f"needs npm to install {package}@{version}")
     staging = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -63,8 +96,8 @@ def npm_tool(package: str, version: str, binary: str) -> Path:
     done = subprocess.run(argv, capture_output=True, timeout=900, check=False)
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
-        raise RuntimeError(
-            f"npm install {package}@{version} failed:\n{done.stderr.decode(errors='replace')[-3000:]}"
+        raise Unavailable(
+            f"npm install {package}@{version} failed", done.stderr.decode(errors="replace")[-3000:]
         )
     if target.exists():  # another run finished first
         shutil.rmtree(staging, ignore_errors=True)
@@ -87,8 +120,9 @@ def pypi_tool(package: str, version: str) -> Path:
                      [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", f"{package}=={version}"]):  # fmt: skip
             done = subprocess.run(argv, capture_output=True, timeout=900, check=False)
             if done.returncode != 0:
-                raise RuntimeError(
-                    f"{' '.join(argv[:5])} failed:\n{done.stderr.decode(errors='replace')[-3000:]}"
+                raise Unavailable(
+                    f"installing {package}=={version} failed ({argv[2]})",
+                    done.stderr.decode(errors="replace")[-3000:],
                 )
         (target / ".complete").touch()
     return venv / "bin"

@@ -176,8 +176,13 @@ def write_launcher(directory: Path, agent_name: str, target: str, *, python: str
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"entire-agent-{agent_name}"
     interpreter = python or sys.executable
-    path.write_text(f"#!{interpreter}\nimport sys\nfrom {module} import {function}\nsys.exit({function}())\n")
-    path.chmod(0o755)
+    # Written aside and renamed: parallel test workers may write the same launcher while another runs it.
+    staging = directory / f".{path.name}.{os.getpid()}.tmp"
+    staging.write_text(
+        f"#!{interpreter}\nimport sys\nfrom {module} import {function}\nsys.exit({function}())\n"
+    )
+    staging.chmod(0o755)
+    os.replace(staging, path)
     return path
 
 

@@ -1,0 +1,116 @@
+"""Fixtures every agent package's tests share: a sandboxed agent, a forced platform, import checks.
+
+Load it with ``pytest_plugins = ["entire_core.testing.pytest_plugin"]`` in a root conftest.py (this
+workspace does) or ``-p entire_core.testing.pytest_plugin``. It is not registered as an entry point,
+so installing entire-core never adds fixtures to someone else's test session.
+
+- ``sandbox``: a ``Sandbox`` in ``tmp_path``: a repository root and a private HOME, XDG and TMP tree.
+- ``make_agent``: ``make_agent(AgentClass, **env)`` is the agent in that sandbox, its repository a fresh
+  git repository, with extra environment (``CODEX_HOME=...``) on top of the sandbox's.
+- ``force_platform`` / ``windows``: ``sys.platform`` forced (``"win32"``) for the code paths of another
+  OS, while ``entire_core.locks`` keeps this OS's file locks, so the code still runs for real here.
+- ``imports``: ``imports(script, *args, stdin=b"")`` is the set of modules one run of a console script
+  imported (``python -X importtime``), each run in a fresh sandbox; ``heavy(modules)`` names the heavy
+  ones. ``launcher(name, "module:function")`` writes a console script that runs this checkout.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Protocol, TypeVar
+
+import pytest
+
+from entire_core.agent import Agent
+from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules, write_launcher
+
+A = TypeVar("A", bound=Agent)
+
+
+class MakeAgent(Protocol):
+    def __call__(self, agent_cls: type[A], /, *, git: bool = True, **env: str) -> A: ...
+
+
+class Imports(Protocol):
+    def __call__(self, script: Path, /, *args: str, stdin: bytes = b"") -> set[str]: ...
+
+
+def init_repository(repo: Path) -> None:
+    """Make ``repo`` a git repository with one commit, as a user's project is."""
+    env = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+           "PATH": "/usr/bin:/bin:/usr/local/bin"}  # fmt: skip
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "initial"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Sandbox:
+    """A repository root and a private home, XDG and TMP tree under ``tmp_path``."""
+    return Sandbox(tmp_path)
+
+
+@pytest.fixture
+def make_agent(sandbox: Sandbox) -> MakeAgent:
+    """Builds an agent whose every path (HOME, XDG homes, the repository) is in the sandbox."""
+
+    def make(agent_cls: type[A], /, *, git: bool = True, **env: str) -> A:
+        if git and not (sandbox.repo / ".git").exists():
+            init_repository(sandbox.repo)
+        return agent_cls(env={**sandbox.env, **env}, cwd=str(sandbox.repo))
+
+    return make
+
+
+@pytest.fixture
+def force_platform(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """``force_platform("win32")`` makes the code under test see that ``sys.platform`` until the test ends."""
+
+    from entire_core import locks
+
+    monkeypatch.setattr(locks, "sys", SimpleNamespace(platform=sys.platform))  # this OS's file locks
+
+    def force(platform: str) -> None:
+        monkeypatch.setattr(sys, "platform", platform)
+
+    return force
+
+
+@pytest.fixture
+def windows(force_platform: Callable[[str], None]) -> None:
+    """The test runs as if on Windows (``sys.platform == "win32"``)."""
+    force_platform("win32")
+
+
+@pytest.fixture
+def imports(tmp_path: Path) -> Imports:
+    """Runs a console script once per call, in a fresh sandbox, and returns every module it imported."""
+    runs = itertools.count(1)
+
+    def run(script: Path, /, *args: str, stdin: bytes = b"") -> set[str]:
+        return imported_modules(script, list(args), Sandbox(tmp_path / f"run-{next(runs)}"), stdin=stdin)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def launcher(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, str], Path]:
+    """``launcher("google-gemini", "pkg.__main__:main")`` is an ``entire-agent-*`` script, as pip writes it."""
+    made: dict[tuple[str, str], Path] = {}
+
+    def write(name: str, target: str) -> Path:
+        if (name, target) not in made:
+            made[name, target] = write_launcher(tmp_path_factory.mktemp("bin"), name, target)
+        return made[name, target]
+
+    return write
+
+
+def heavy(modules: set[str]) -> set[str]:
+    """The heavy modules (pydantic, tomlkit, YAML, lock libraries, importlib.metadata) among ``modules``."""
+    return heavy_imports(modules)
