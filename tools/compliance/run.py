@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -59,8 +59,10 @@ class Agent:
     """``"stdout"`` or ``"stderr"``: where the server prints the line ending in its port."""
     env: dict[str, str] = field(default_factory=dict[str, str])
     """Set for the suite; ``{port}``, ``{scratch}`` and ``{compliance}`` are filled in."""
-    files: dict[str, str] = field(default_factory=dict[str, str])
-    """Scratch-relative path -> template in ``tests/compliance``, written with ``{port}`` filled in."""
+    files: dict[str, Callable[[int], str]] = field(
+        default_factory=lambda: dict[str, "Callable[[int], str]"]()
+    )
+    """Scratch-relative path -> the file's text for the server's port (a TOML file is written whole, by tomli-w)."""
 
     @property
     def compliance(self) -> Path:
@@ -75,6 +77,18 @@ class Agent:
         return Path(sys.executable).parent / f"entire-agent-{self.name}"
 
 
+def codex_config(port: int) -> str:
+    """``CODEX_HOME/config.toml``: ``generate-text`` runs the real Codex against the scripted server."""
+    import tomli_w
+
+    provider = {"name": "Scripted", "base_url": f"http://127.0.0.1:{port}/v1", "env_key": "SCRIPTED_API_KEY",
+                "wire_api": "responses", "request_max_retries": 0, "stream_max_retries": 0}  # fmt: skip
+    config = {"model": "gpt-5.5", "model_provider": "scripted", "approval_policy": "never",
+              "sandbox_mode": "danger-full-access", "check_for_update_on_startup": False,
+              "model_providers": {"scripted": provider}, "analytics": {"enabled": False}}  # fmt: skip
+    return tomli_w.dumps(config)
+
+
 AGENTS: tuple[Agent, ...] = (
     Agent(
         name="openai-codex",
@@ -84,7 +98,7 @@ AGENTS: tuple[Agent, ...] = (
         server=("codex_scripted_server.py", "--port", "0", "--lifetime", str(int(SUITE_TIMEOUT_SECONDS))),
         ready_on="stderr",
         env={"CODEX_HOME": "{scratch}/codex-home", "SCRIPTED_API_KEY": "scripted-not-a-secret"},
-        files={"codex-home/config.toml": "codex-config.toml"},
+        files={"codex-home/config.toml": lambda port: codex_config(port)},
     ),
     Agent(
         name="google-gemini",
@@ -260,11 +274,10 @@ def run_inside(agent: Agent, suite: str, go_bin: str, agent_bin: str) -> int:
         server = start_server(agent)
         try:
             values = {"port": str(server.port), "scratch": str(scratch), "compliance": str(agent.compliance)}
-            for relative, template in agent.files.items():
+            for relative, text_for in agent.files.items():
                 target = scratch / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
-                text = (agent.compliance / template).read_text(encoding="utf-8")
-                target.write_text(fill(text, **values), encoding="utf-8")
+                target.write_text(text_for(server.port), encoding="utf-8")
             env = {**os.environ, **{k: fill(v, **values) for k, v in agent.env.items()}}
             env["PATH"] = os.pathsep.join([go_bin, agent_bin, os.environ.get("PATH", "")])
             env.update(GOTOOLCHAIN="local", GOPROXY="off", GOFLAGS="")

@@ -106,8 +106,9 @@ def test_compaction_state_of_a_hostile_session_id_stays_in_scratch(
     chat = tmp_path / "chat.jsonl"
     chat.write_text("{}\n")
     hook = {"session_id": "../../x", "transcript_path": str(chat), "trigger": "auto"}
+    before = {p for p in tmp_path.rglob("*") if p.is_file()}
     assert agent.parse_hook("pre-compress", hook) is None  # the baseline; the dispatcher refuses the id
-    written = [p for p in tmp_path.rglob("*") if p.is_file() and p != chat]
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p not in before]
     assert written and all(p.parent == Path(agent.scratch().directory) for p in written), written
 
 

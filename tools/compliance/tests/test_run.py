@@ -149,8 +149,8 @@ def test_each_agents_data_names_files_that_exist(agent: Any, tmp_path: Path) -> 
     assert Path(fixtures["detect"]["present_repo"]).is_dir()
     assert Path(fixtures["detect"]["absent_repo"]).is_dir()
     assert Path(fixtures["transcript_analyzer"]["session_ref"]).is_file()
-    for template in agent.files.values():
-        assert "{port}" in (agent.compliance / template).read_text(encoding="utf-8")
+    for text_for in agent.files.values():
+        assert "127.0.0.1:4321" in text_for(4321)
     for value in agent.env.values():
         if value.startswith("{compliance}/"):
             assert Path(run.fill(value, compliance=str(agent.compliance))).is_file()
@@ -164,3 +164,11 @@ def test_each_agents_scripted_server_announces_a_port_it_listens_on(agent: Any) 
             pass
     finally:
         server.stop()
+
+
+def test_codex_config_is_toml_written_whole_for_the_scripted_server() -> None:
+    import tomllib
+
+    config = tomllib.loads(run.codex_config(4321))
+    assert config["model_providers"]["scripted"]["base_url"] == "http://127.0.0.1:4321/v1"
+    assert config["analytics"] == {"enabled": False} and config["check_for_update_on_startup"] is False
