@@ -10,20 +10,18 @@ from entire_agent_aider import doctor, hooks
 from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.versions import WINDOW
 from entire_core.errors import ConfigError
+from entire_core.testing.pytest_plugin import MakeAgent
 
 
 @pytest.fixture
-def agent(tmp_path: Path) -> AiderAgent:
-    repo = tmp_path / "repo"
-    repo.mkdir()
+def agent(tmp_path: Path, make_agent: MakeAgent) -> AiderAgent:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, body in (("aider", f"echo 'aider {WINDOW.newest}'"), ("entire", "exit 0"),
                        ("entire-agent-aider", "exit 0")):  # fmt: skip
         (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
         (bin_dir / name).chmod(0o755)
-    env = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(tmp_path / "home"), "PATH": str(bin_dir)}
-    return AiderAgent(env=env, cwd=str(repo))
+    return make_agent(AiderAgent, git=False, PATH=str(bin_dir))
 
 
 def failures(agent: AiderAgent) -> dict[str, str | None]:

@@ -15,6 +15,7 @@ from entire_agent_openai_codex import doctor, hooks, trust
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
 from entire_core.errors import ConfigError
+from entire_core.testing.pytest_plugin import MakeAgent
 
 CONFIG = """\
 # my Codex config
@@ -94,15 +95,13 @@ def test_event_labels(event: str, label: str) -> None:
 
 
 @pytest.fixture
-def agent(tmp_path: Path) -> OpenAICodexAgent:
-    repo = tmp_path / "repo"
-    repo.mkdir()
+def agent(tmp_path: Path, make_agent: MakeAgent) -> OpenAICodexAgent:
     codex_home = tmp_path / "codex"
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(CONFIG)
-    env = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(tmp_path), "CODEX_HOME": str(codex_home),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": str(tmp_path / "empty-bin")}  # fmt: skip
-    return OpenAICodexAgent(env=env, cwd=str(repo))
+    return make_agent(
+        OpenAICodexAgent, git=False, CODEX_HOME=str(codex_home), PATH=str(tmp_path / "empty-bin")
+    )
 
 
 def statuses(agent: OpenAICodexAgent) -> list[str]:
