@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from entire_agent_aider.agent import AiderAgent
 from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
@@ -24,6 +25,21 @@ def _usage(inp: int, out: int, calls: int) -> dict[str, int]:
 
 class TestAiderContract(AgentContract):
     agent_cls = AiderAgent
+    hook_config = ".aider.conf.yml"
+    hook_config_syntax = "yaml"
+    hook_config_originals: ClassVar[dict[str, bytes | None]] = {
+        "empty": b"",
+        "only a comment": b"# my Aider settings come here\n",
+        "the user's own keys": b"# my settings\nmodel: sonnet   # the default\n\nauto-commits: false\n",
+        "CRLF": b"# mine\r\nmodel: sonnet\r\nauto-lint: false\r\n",
+        "BOM": b"\xef\xbb\xbfmodel: sonnet\n",
+        "tabs": b"model: sonnet\t# tab before the comment\nlint-cmd: 'python: ruff\tcheck'\n#\tindented note\n",
+        "unicode": "# réglages ✓\nmodel: sonnet\n".encode(),
+        "no final newline": b"model: sonnet",
+        "a comment without a final newline": b"model: sonnet\n# the end",
+        "the user's own notifications-command (refused)": b"notifications-command: say done\nmodel: sonnet\n",
+        "YAML Aider would not read (refused)": b"model: [unclosed\n",
+    }
     transcript_cases = [
         TranscriptCase(
             HISTORY,

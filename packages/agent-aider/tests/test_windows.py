@@ -32,14 +32,14 @@ def test_the_cmd_exe_command() -> None:
 def test_install_on_windows_writes_the_cmd_exe_command(tmp_path: Path) -> None:
     conf = tmp_path / ".aider.conf.yml"
     conf.write_bytes(b"model: x\r\n")
-    assert hooks.install(str(tmp_path)) == 1
+    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
+    assert hooks.install(agent) == 1
     values = yaml.safe_load(conf.read_text(encoding="utf-8"))
     assert values["notifications-command"] == hooks.NOTIFY_COMMAND_CMD and values["notifications"] is True
-    assert hooks.install(str(tmp_path)) == 0
-    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
+    assert hooks.install(agent) == 0
     checks = {check.what: check.status for check in doctor.diagnose(agent).checks}
     assert checks[f"Entire's block is in {conf}"] == "ok"
-    hooks.uninstall(str(tmp_path))
+    hooks.uninstall(agent)
     assert conf.read_bytes() == b"model: x\r\n"
 
 
@@ -47,9 +47,10 @@ def test_a_block_written_on_windows_is_refreshed_on_posix(
     tmp_path: Path, force_platform: Callable[[str], None]
 ) -> None:
     force_platform("win32")
-    hooks.install(str(tmp_path))
+    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
+    hooks.install(agent)
     force_platform("linux")
-    assert hooks.installed(str(tmp_path)) and hooks.install(str(tmp_path)) == 1
+    assert hooks.installed(str(tmp_path)) and hooks.install(agent) == 1
     values = yaml.safe_load((tmp_path / ".aider.conf.yml").read_text())
     assert values["notifications-command"] == hooks.NOTIFY_COMMAND
 

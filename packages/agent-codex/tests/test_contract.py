@@ -44,6 +44,15 @@ CHILD_TOKENS = _tokens(2250, 750, 101, 2)
 
 class TestOpenAICodexContract(AgentContract):
     agent_cls = OpenAICodexAgent
+    hook_config = ".codex/hooks.json"
+    hook_config_originals: ClassVar[dict[str, bytes | None]] = {
+        # Codex allows a description beside hooks, and nothing else at the top level.
+        "a description": b'{\n  "description": "our team\'s hooks",\n  "hooks": {}\n}\n',
+        "only a description": b'{"description": "none yet"}\n',
+        "a key Codex rejects": b'{\n  "hooks": {},\n  "_owner": "me"\n}\n',
+        "a matcher group of the user's with our event's matcher": b'{"hooks": {"{event}": [{"matcher": "",'
+        b' "hooks": [{"type": "command", "command": "echo mine"}]}]}}',
+    }
     transcript_cases: ClassVar[list[TranscriptCase]] = [
         TranscriptCase(
             ROLLOUT1,

@@ -113,6 +113,20 @@ def test_a_record_survives_reinstalls_while_the_file_is_ours(agent: OpenAICodexA
     assert not (Path(agent.repo_root) / ".codex").exists()
 
 
+def test_an_install_recorded_by_0_1_0_still_uninstalls_cleanly(agent: OpenAICodexAgent) -> None:
+    """0.1.0 named the ``hooks`` key it created ``created_key`` in its record; core names it ``created:hooks``."""
+    agent.install_hooks()
+    records = Path(agent.env["XDG_DATA_HOME"]) / "entire-agent-openai-codex" / "installs.json"
+    data = json.loads(records.read_text())
+    [record] = data.values()
+    assert record.pop("created:hooks") is True
+    record["created_key"] = True
+    records.write_text(json.dumps(data))
+    agent.uninstall_hooks()
+    assert not (Path(agent.repo_root) / ".codex").exists()
+    assert not records.exists()
+
+
 def test_a_read_only_hooks_file_is_refused(agent: OpenAICodexAgent) -> None:
     path = hooks_file(agent)
     path.parent.mkdir()

@@ -134,12 +134,12 @@ class AiderAgent(
         from entire_agent_aider.versions import WINDOW
 
         refuse_older(WINDOW, "aider", self.env)
-        return hooks.install(self.repo_root, force=force)
+        return hooks.install(self, force=force)
 
     def uninstall_hooks(self) -> None:
         from entire_agent_aider import hooks
 
-        hooks.uninstall(self.repo_root)
+        hooks.uninstall(self)
 
     def are_hooks_installed(self) -> bool:
         from entire_agent_aider import hooks

@@ -6,6 +6,9 @@ model call, with no payload, Aider's stdin and Aider's environment). We install,
 command that runs ``entire-agent-aider notify``: that builds the JSON payload (history file, Aider's
 pid, the time, the launcher's session id) and feeds it to ``entire hooks <agent> <hook>`` once per
 pending event. ``parse-hook`` maps those payloads to events in ``entire_agent_aider.events``.
+
+Whether install created the file is kept in core's install records (``entire_core.installs``), so
+uninstall deletes the file only when we created it and nothing of the user's is in it.
 """
 
 from __future__ import annotations
@@ -16,10 +19,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from entire_core.agent import Agent
+
 CONF_FILE = ".aider.conf.yml"
 BEGIN = "# >>> entire-agent-aider: managed by Entire, do not edit by hand >>>"
 END = "# <<< entire-agent-aider <<<"
 CREATED = "# (entire-agent-aider created this file; removing the block deletes it when nothing else is left)"
+"""How 0.1.0 marked, inside its block, a file it created; later installs keep that in core's install
+records instead, and still honour this line in a block 0.1.0 wrote."""
 NOTIFY_COMMAND = 'command -v entire-agent-aider >/dev/null 2>&1 || exit 0; exec entire-agent-aider notify --aider-pid "$PPID" </dev/null'
 """The ``notifications-command`` for ``sh -c``: quiet when the plugin is missing, never reads Aider's
 stdin, and names Aider's pid (the shell's parent) so the history file can be found from Aider's
@@ -48,43 +55,59 @@ def conf_path(repo_root: str) -> str:
     return os.path.join(repo_root, CONF_FILE)
 
 
-def block_body(*, created: bool) -> str:
+def block_body() -> str:
     """The YAML lines we keep between our markers."""
     command = notify_command().replace("'", "''")
-    lines = [CREATED] if created else []
-    lines += ["notifications: true", f"notifications-command: '{command}'"]
-    return "\n".join(lines) + "\n"
+    return f"notifications: true\nnotifications-command: '{command}'\n"
 
 
-def install(repo_root: str, *, force: bool = False) -> int:
-    """Add or refresh our block in ``.aider.conf.yml``; 1 when written (or forced), 0 when already there."""
+def install(agent: Agent, *, force: bool = False) -> int:
+    """Add or refresh our block in ``.aider.conf.yml``; 1 when written (or forced), 0 when already there.
+
+    Whether the file is ours goes to core's install records: a new file, or one an install of 0.1.0
+    created (its block still holds ``CREATED``, which the refreshed block drops).
+    """
+    from entire_core import installs
     from entire_core.config.textblock import edit_text_block
 
-    path = conf_path(repo_root)
+    path = conf_path(agent.repo_root)
+    # What earlier installs created counts only while the file is still what they wrote.
+    earlier = installs.recall(agent.env, agent.name, path)
     with edit_text_block(path, begin=BEGIN, end=END, validate=lambda text: _check_result(path, text)) as doc:
         _refuse_user_keys(path, doc.text_outside)
-        created = not doc.existed or (doc.block is not None and CREATED in doc.block.splitlines())
-        wanted = block_body(created=created)
-        if doc.block == wanted and not force:
-            return 0
+        created = not doc.existed or _marked_created(doc.block) or earlier.get("created_file", False)
+        wanted = block_body()
+        changed = doc.block != wanted or force
         doc.block = wanted
-    return 1
+    if created:
+        installs.remember(agent.env, agent.name, path, created_file=True)
+    else:
+        installs.forget(agent.env, agent.name, path)
+    return 1 if changed else 0
 
 
-def uninstall(repo_root: str) -> None:
-    """Remove our block; delete the file when we created it and nothing else is left."""
+def uninstall(agent: Agent) -> None:
+    """Remove our block; delete the file when our install created it and nothing else is left."""
+    from entire_core import installs
     from entire_core.config.textblock import edit_text_block
 
-    path = conf_path(repo_root)
+    path = conf_path(agent.repo_root)
     if not os.path.lexists(path):
+        installs.forget(agent.env, agent.name, path)
         return
+    created = installs.recall(agent.env, agent.name, path).get("created_file", False)
     with edit_text_block(path, begin=BEGIN, end=END, create=False) as doc:
-        if doc.block is None:
-            return
-        created = CREATED in doc.block.splitlines()
-        doc.block = None
-        if created and not doc.text_outside.strip():
-            doc.delete()
+        if doc.block is not None:
+            created = created or _marked_created(doc.block)
+            doc.block = None
+            if created and not doc.text_outside.strip():
+                doc.delete()
+    installs.forget(agent.env, agent.name, path)
+
+
+def _marked_created(block: str | None) -> bool:
+    """True for a block written by 0.1.0 into a file it created (it said so in the block)."""
+    return block is not None and CREATED in block.splitlines()
 
 
 def installed(repo_root: str) -> bool:

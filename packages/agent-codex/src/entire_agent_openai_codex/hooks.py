@@ -2,8 +2,10 @@
 
 We install one handler per event, recognised later by its command (``entire hooks openai-codex <hook>``),
 never by position. Codex rejects a hooks file with an unknown top-level key, user hooks included, so we
-write nothing at the top level but ``hooks``. Codex skips hooks that the user has not trusted without a
-word; ``doctor`` reports that and ``trust`` fixes it, never install.
+write nothing at the top level but ``hooks``. Core's ``HookGroupsFile`` does the editing and keeps the
+install records (uninstall takes out exactly what install created); this module gives it Codex's
+groups, how our handlers are recognised and the shape Codex accepts. Codex skips hooks that the user
+has not trusted without a word; ``doctor`` reports that and ``trust`` fixes it, never install.
 
 ``agent.py`` imports this module for ``HOOK_EVENTS`` on every call; everything heavy is imported
 where it is used. What the payloads of these hooks mean is ``events.py``'s job.
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.hookfile import HookGroupsFile
 
 HOOK_EVENTS = {
     "session-start": "SessionStart",
@@ -105,79 +108,52 @@ def check_shape(data: object, path: str) -> dict[str, Any]:
     return events
 
 
+def _refuse_what_codex_rejects(root: dict[str, Any], path: str) -> None:
+    check_shape(root, path)
+
+
+def hooks_file(agent: Agent) -> HookGroupsFile:
+    """The repository's hooks.json as core's ``HookGroupsFile``: our groups, our handlers, Codex's rules."""
+    from entire_core.hookfile import HookGroupsFile
+
+    return HookGroupsFile(
+        os.path.join(agent.repo_root, HOOKS_FILE),
+        agent_name=agent.name,
+        env=agent.env,
+        wanted=lambda: wanted_groups(agent.name),
+        is_ours=lambda h: is_ours(h, agent.name),
+        check=_refuse_what_codex_rejects,
+    )
+
+
+OLD_CREATED_KEY = "created_key"
+"""0.1.0's name, in the install record, for the ``hooks`` key it created (core's is ``created:hooks``)."""
+
+
+def _upgrade_record(agent: Agent, path: str) -> None:
+    """Rename 0.1.0's ``created_key`` to core's ``created:hooks``, so an old install uninstalls cleanly."""
+    from entire_core import installs
+
+    record = installs.recall(agent.env, agent.name, path)
+    if OLD_CREATED_KEY in record:
+        created = record.pop(OLD_CREATED_KEY)
+        installs.remember(agent.env, agent.name, path, **{**record, "created:hooks": created})
+
+
 def install(agent: Agent, *, force: bool = False) -> int:
     """Install our handlers into the repository's hooks.json; return how many were added."""
-    from entire_core import hooks, installs
-    from entire_core.config.json import edit_json
-
-    path = os.path.join(agent.repo_root, HOOKS_FILE)
-    codex_dir = os.path.dirname(path)
-    created_dir = not os.path.isdir(codex_dir)
-    # What earlier installs created counts only while the file is still what they wrote: a file the
-    # user wrote again by hand (after deleting ours) is the user's, whatever the old record says.
-    earlier = installs.recall(agent.env, agent.name, path)
-    with edit_json(path) as doc:
-        data = doc.data
-        check_shape(data, path)
-        created_file, created_key = not doc.existed, "hooks" not in data
-        events = data.setdefault("hooks", {})
-        added = hooks.install_groups(
-            events, wanted_groups(agent.name), lambda h: is_ours(h, agent.name), force=force
-        )
-    # Uninstall removes only what we added: it needs to know what was there before.
-    created = {
-        "created_file": created_file or earlier.get("created_file", False),
-        "created_key": created_key or earlier.get("created_key", False),
-        "created_dir": created_dir or earlier.get("created_dir", False),
-    }
-    if any(created.values()):
-        installs.remember(agent.env, agent.name, path, **created)
-    else:
-        installs.forget(agent.env, agent.name, path)
-    return added
+    file = hooks_file(agent)
+    _upgrade_record(agent, file.path)
+    return file.install(force=force)
 
 
 def uninstall(agent: Agent) -> None:
-    """Remove our handlers, and the file (and ``.codex/``) only when we created it and it is now empty."""
-    from entire_core import hooks, installs
-    from entire_core.config.json import edit_json
-
-    path = os.path.join(agent.repo_root, HOOKS_FILE)
-    if not os.path.isfile(path):
-        installs.forget(agent.env, agent.name, path)
-        return
-    record = installs.recall(agent.env, agent.name, path)
-    with edit_json(path, create=False) as doc:
-        data = doc.data
-        events = check_shape(data, path)
-        hooks.remove_groups(events, lambda h: is_ours(h, agent.name))
-        if not events and record.get("created_key") and "hooks" in data:
-            del data["hooks"]
-        if not data and record.get("created_file"):
-            doc.delete()
-    if record.get("created_dir") and not os.path.exists(path):
-        import contextlib
-
-        with contextlib.suppress(OSError):  # not empty: something else lives in .codex/
-            os.rmdir(os.path.dirname(path))
-    installs.forget(agent.env, agent.name, path)
+    """Remove our handlers, and what our installs created (the ``hooks`` key, the file, ``.codex/``)."""
+    file = hooks_file(agent)
+    _upgrade_record(agent, file.path)
+    file.uninstall()
 
 
 def installed(agent: Agent) -> bool:
     """True if any of our handlers is in the repository's hooks.json (a broken file is an error)."""
-    from entire_core import hooks
-    from entire_core.config.json import parse_json_text
-    from entire_core.errors import ConfigError
-
-    path = os.path.join(agent.repo_root, HOOKS_FILE)
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
-    except FileNotFoundError:
-        return False
-    try:
-        data = parse_json_text(text, comments=False)
-    except ConfigError as exc:
-        raise ConfigError(f"cannot parse {path}: {exc}") from None
-    events = as_dict(as_dict(data).get("hooks"))
-    return bool(hooks.installed_groups(events, lambda h: is_ours(h, agent.name)))
+    return bool(hooks_file(agent).installed())
