@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
@@ -124,6 +124,14 @@ HOOKS = [
 
 class TestGeminiContract(AgentContract):
     agent_cls = GeminiAgent
+    hook_config = ".gemini/settings.json"
+    hook_config_originals: ClassVar[dict[str, bytes | None]] = {
+        "the user's switch on": b'{\n  "hooksConfig": {"enabled": true}\n}\n',
+        "the user's switch off (refused)": b'{"hooksConfig": {"enabled": false}}\n',
+        "the user's settings with comments": (
+            b'{\n  // my theme\n  "ui": {"theme": "GitHub"}, /* trailing */\n  "general": {"vimMode": true},\n}\n'
+        ),
+    }
     transcript_cases = TRANSCRIPTS
     hook_cases = HOOKS
 

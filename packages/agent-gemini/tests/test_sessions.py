@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from entire_agent_google_gemini import paths, sessions
+from entire_agent_google_gemini import paths
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_core.errors import InvalidInput
 from entire_core.protocol import AgentSession
@@ -126,17 +126,15 @@ def test_restore_as_the_cli_sends_it(agent: GeminiAgent, repo: Path, home: Path)
     assert Path(agent.native_session_file(sid)).read_bytes() == RUN1_CHAT.read_bytes()
 
 
-def test_repo_relative_paths(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
+def test_modified_files_are_repo_relative_once_each(agent: GeminiAgent, tmp_path: Path) -> None:
+    root = Path(agent.repo_root)
     (root / "src").mkdir(parents=True)
     link = tmp_path / "link"
     link.symlink_to(root)
     files = [str(root / "a.txt"), str(link / "src/b.txt"), "./c.txt", str(root / "a.txt"), "/elsewhere/d.txt",
              "../e.txt"]  # fmt: skip
-    assert sessions.repo_relative(files, str(root)) == [
-        "a.txt",
-        "src/b.txt",
-        "c.txt",
-        "/elsewhere/d.txt",
-        "../e.txt",
-    ]
+    calls = [{"name": "write_file", "args": {"file_path": f}, "status": "success"} for f in files]
+    chat = {"id": "g1", "type": "gemini", "content": "", "toolCalls": calls}
+    data = (json.dumps({"sessionId": "s", "projectHash": "h"}) + "\n" + json.dumps(chat) + "\n").encode()
+    assert agent.extract_all_modified_files(data, 0, "") == ["a.txt", "src/b.txt", "c.txt", "/elsewhere/d.txt",
+                                                             "../e.txt"]  # fmt: skip

@@ -131,7 +131,8 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
     gemini = home / ".gemini"
     gemini.mkdir()
     (gemini / "trustedFolders.json").write_text(json.dumps({str(repo.parent): "TRUST_FOLDER"}))
-    keys = [f"entire-google-gemini-{h}:entire hooks google-gemini {h}" for h in agent.hook_names]
+    guard = "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks google-gemini"
+    keys = [f"entire-google-gemini-{h}:{guard} {h}" for h in agent.hook_names]
     (gemini / "trusted_hooks.json").write_text(json.dumps({str(repo): keys}))
     report = doctor.diagnose(agent)
     assert [check.status for check in report.checks] == ["ok"] * 6, report.render()

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from entire_agent_google_gemini import sessions, transcript
+from entire_agent_google_gemini import transcript
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.view import GeminiView, replay_messages
+from entire_core.paths import repo_files
 from entire_core.testing.runner import InProcessRunner, Result, Sandbox
 from gemini_fixtures import RUN1_CHAT, RUN3_FINAL_MAIN, RUN3_RESUMED_CHAT
 
@@ -92,7 +93,7 @@ class Driver:
         usage = transcript.usage(messages).to_wire()
         expected = {
             "prompts": transcript.prompts(messages),
-            "files": sessions.repo_relative(transcript.modified_files(messages), str(self.sandbox.repo)),
+            "files": repo_files(transcript.modified_files(messages), str(self.sandbox.repo)),
             "tokens": usage,
             "summary": transcript.summary(chat.messages()),
         }

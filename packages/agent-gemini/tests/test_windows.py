@@ -2,7 +2,7 @@
 
 Gemini CLI runs a hook's one ``command`` through PowerShell on Windows (``getShellConfiguration`` in
 packages/core/src/utils/shell-utils.ts; checked in the 0.61.0 bundle), so install writes the
-PowerShell-guarded form there and the plain one elsewhere; both are ours.
+PowerShell-guarded form there and the POSIX-guarded one elsewhere; both are ours.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from entire_agent_google_gemini import settings
+from entire_agent_google_gemini import hooks
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_core import locks
 from entire_core.errors import AgentError
@@ -40,7 +40,7 @@ def test_install_on_windows_writes_the_powershell_guarded_commands(agent: Gemini
     assert agent.install_hooks() == 7
     installed = commands(repo)
     assert installed["AfterAgent"] == PS_STOP
-    for event, (hook, _, _) in {e: (h, m, t) for h, (e, m, t) in settings.EVENTS.items()}.items():
+    for event, (hook, _, _) in {e: (h, m, t) for h, (e, m, t) in hooks.EVENTS.items()}.items():
         assert (
             installed[event].startswith("if (Get-Command entire ")
             and f"google-gemini {hook} ;" in installed[event]
@@ -60,7 +60,10 @@ def test_a_windows_install_is_ours_on_linux_and_is_replaced_not_duplicated(
     assert agent.are_hooks_installed()
     assert agent.install_hooks() == 7  # a settings file shared with a Windows machine flips to this OS's form
     installed = commands(repo)
-    assert installed["AfterAgent"] == "entire hooks google-gemini after-agent"
+    assert (
+        installed["AfterAgent"]
+        == "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks google-gemini after-agent"
+    )
     document = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert all(len(groups) == 1 and len(groups[0]["hooks"]) == 1 for groups in document["hooks"].values())
     monkeypatch.setattr(sys, "platform", "win32")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     from entire_core.protocol import AgentSession
+    from entire_core.scratch import Scratch
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
@@ -74,6 +75,12 @@ class GeminiAgent(
 
         return paths.gemini_home(self.env, self.home())
 
+    def scratch(self) -> Scratch:
+        """This agent's scratch state in the repository (kept chat copies, line positions, compactions)."""
+        from entire_core.scratch import Scratch
+
+        return Scratch(self.repo_root, self.name)
+
     def detect(self) -> bool:
         return os.path.isdir(os.path.join(self.repo_root, ".gemini"))
 
@@ -81,8 +88,7 @@ class GeminiAgent(
         """Gemini's own chats directory for the repository, where ``gemini --resume`` looks."""
         from entire_agent_google_gemini import paths
 
-        project_tmp, _ = paths.project_dir(self.gemini_home(), repo_path or self.repo_root)
-        return os.path.join(project_tmp, "chats")
+        return paths.chats_dir(self.gemini_home(), repo_path or self.repo_root)
 
     # -- sessions: the CLI records a bounded view; chats live in Gemini's own tree ----------------------
 
@@ -90,7 +96,7 @@ class GeminiAgent(
         """JSONL chats are viewed through ``$set.messages`` checkpoints (``entire_agent_google_gemini.view``)."""
         from entire_agent_google_gemini.view import GeminiView
 
-        return GeminiView(self.repo_root)
+        return GeminiView(self.scratch())
 
     def native_session_file(self, session_id: str) -> str:
         """The session's chat file in Gemini's chats directory, else a new name ``gemini --resume`` lists."""
@@ -104,7 +110,7 @@ class GeminiAgent(
         """Write the chat where ``gemini --resume <id>`` finds it; Gemini adopts the project directory."""
         from entire_agent_google_gemini import sessions
 
-        return sessions.restore_native(self, session)
+        return sessions.restore_native(self, session, self.gemini_home())
 
     def _is_view(self, path: str) -> bool:
         from entire_core import views
@@ -118,18 +124,12 @@ class GeminiAgent(
         return self._is_view(path) and GeminiView().accepts(path)
 
     def read_transcript(self, session_ref: str) -> bytes:
-        from entire_core import validate
-        from entire_core.agent import MAX_TRANSCRIPT_BYTES
+        """The chat as ``_read`` gives it; the dispatcher checks the path and the size limit."""
         from entire_core.errors import AgentError
 
-        data = self._read(validate.external_path(session_ref, "session_ref"))
+        data = self._read(session_ref)
         if data is None:
             raise AgentError(f"transcript {session_ref} does not exist")
-        if len(data) > MAX_TRANSCRIPT_BYTES:
-            raise AgentError(
-                f"transcript {session_ref} is {len(data)} bytes, over the Entire CLI's "
-                f"{MAX_TRANSCRIPT_BYTES}-byte limit for one answer"
-            )
         return data
 
     def _read(self, path: str) -> bytes | None:
@@ -142,7 +142,7 @@ class GeminiAgent(
                     return f.read()
             except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 return None
-        return sessionfile.read(path, self.repo_root)
+        return sessionfile.read(path, self.scratch())
 
     def format_resume_command(self, session_id: str) -> str:
         from entire_core import shell
@@ -158,9 +158,9 @@ class GeminiAgent(
         """
         from entire_core.types import EventType
 
-        from entire_agent_google_gemini import hooks
+        from entire_agent_google_gemini import events
 
-        event = hooks.to_event(hook, payload, self.repo_root)
+        event = events.to_event(hook, payload, self.scratch())
         if event is not None and event.session_ref and event.type in _VIEWED_EVENTS:
             from entire_agent_google_gemini import repair
 
@@ -173,21 +173,21 @@ class GeminiAgent(
     def install_hooks(self, *, force: bool = False) -> int:
         from entire_core.versions import refuse_older
 
-        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini import hooks
         from entire_agent_google_gemini.versions import WINDOW
 
         refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
-        return settings.install(self.repo_root, self.env, force=force)
+        return hooks.settings_file(self.repo_root, self.name, self.env).install(force=force)
 
     def uninstall_hooks(self) -> None:
-        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini import hooks
 
-        settings.uninstall(self.repo_root, self.env)
+        hooks.settings_file(self.repo_root, self.name, self.env).uninstall()
 
     def are_hooks_installed(self) -> bool:
-        from entire_agent_google_gemini import settings
+        from entire_agent_google_gemini import hooks
 
-        return bool(settings.installed(self.repo_root))
+        return bool(hooks.installed(self.repo_root, self.name))
 
     def write_hook_response(self, message: str) -> bytes:
         import json
@@ -203,9 +203,10 @@ class GeminiAgent(
         return transcript.parse(self._read(path) or b"")
 
     def _relative(self, files: list[str]) -> list[str]:
-        from entire_agent_google_gemini import sessions
+        """Repo-relative, once each: Gemini 0.61 records absolute paths, older builds relative ones."""
+        from entire_core.paths import repo_files
 
-        return sessions.repo_relative(files, self.repo_root)
+        return repo_files(files, self.repo_root)
 
     def _messages_after(self, path: str, offset: int) -> tuple[list[dict[str, Any]], int]:
         """The messages written after line ``offset`` and the position read up to.
@@ -215,7 +216,7 @@ class GeminiAgent(
         """
         from entire_agent_google_gemini import sessionfile, transcript
 
-        lines = sessionfile.tail_lines(path, self.repo_root, offset, trusted=self._is_jsonl_view(path))
+        lines = sessionfile.tail_lines(path, self.scratch(), offset, trusted=self._is_jsonl_view(path))
         if lines is not None:
             return transcript.replay(transcript.decode(line) for line in lines), offset + len(lines)
         chat = self._chat(path)
@@ -224,7 +225,7 @@ class GeminiAgent(
     def get_transcript_position(self, path: str) -> int:
         from entire_agent_google_gemini import sessionfile
 
-        quick = sessionfile.quick_position(path, self.repo_root, trusted=self._is_jsonl_view(path))
+        quick = sessionfile.quick_position(path, self.scratch(), trusted=self._is_jsonl_view(path))
         return quick if quick is not None else self._chat(path).position
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
@@ -257,7 +258,7 @@ class GeminiAgent(
         if view is not None and self.view_format().accepts(session_ref):
             repair.put_back(self, view, session_ref, missing=True)
             return
-        sessionfile.prepare(session_ref, self.repo_root)  # a pre-0.39 chat: its view is a copy of this
+        sessionfile.prepare(session_ref, self.scratch())  # a pre-0.39 chat: its view is a copy of this
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         from entire_agent_google_gemini import transcript as chats
@@ -292,7 +293,8 @@ class GeminiAgent(
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_google_gemini import compact
 
-        return compact.compact(self._chat(session_ref), self.env.get("ENTIRE_CLI_VERSION", ""))
+        cli_version = self.env.get("ENTIRE_CLI_VERSION", "")
+        return compact.compact(self._chat(session_ref), agent=self.name, cli_version=cli_version)
 
     def generate_text(self, prompt: str, model: str) -> str:
         from entire_agent_google_gemini import textgen

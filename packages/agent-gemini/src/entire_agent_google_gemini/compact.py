@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from entire_agent_google_gemini.transcript import Chat
 
-AGENT = "google-gemini"
-
 
 def _result_output(call: dict[str, Any]) -> str:
     """The text a tool call returned to the model (its functionResponse output or error)."""
@@ -57,9 +55,9 @@ def _assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return blocks
 
 
-def compact(chat: Chat, cli_version: str) -> CompactTranscript:
-    """The compact JSONL of a whole chat (rewinds applied, checkpoint copies left out)."""
-    base = {"v": 1, "agent": AGENT, "cli_version": cli_version.strip() or "unknown"}
+def compact(chat: Chat, *, agent: str, cli_version: str) -> CompactTranscript:
+    """The compact JSONL of a whole chat (rewinds applied, checkpoint copies left out), by ``agent``."""
+    base = {"v": 1, "agent": agent, "cli_version": cli_version.strip() or "unknown"}
     lines: list[str] = []
     for message in chat.messages():
         stamp = str(message.get("timestamp") or "")

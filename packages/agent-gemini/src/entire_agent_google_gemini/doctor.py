@@ -15,7 +15,7 @@ import os
 
 from entire_core.jsonvalues import obj, strings
 
-from entire_agent_google_gemini import paths, settings
+from entire_agent_google_gemini import hooks, paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def check_settings(report: Report, agent: GeminiAgent) -> dict[str, dict[str, An
     failed = False
     for layer, path in _layers(agent):
         try:
-            value = settings.read_settings(path)
+            value = hooks.read_settings(path)
         except ConfigError as exc:
             report.fail(
                 f"{layer} settings: {exc}", f"edit {path} until it is valid JSON (Gemini refuses it too)"
@@ -94,13 +94,15 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
 
     project = paths.project_settings(agent.repo_root)
     try:
-        present = settings.installed(agent.repo_root)
+        present = hooks.installed(agent.repo_root, agent.name)
     except ConfigError:
         report.skip("Entire's hooks", f"{project} does not parse")
         return False
     switched_off = [(name, path) for name, path in _layers(agent)
                     if _get(layers.get(name, {}), "hooksConfig", "enabled") is False]  # fmt: skip
-    missing = [event for event, group in settings.wanted().items() if present.get(event) != group["hooks"]]
+    missing = [
+        event for event, group in hooks.wanted(agent.name).items() if present.get(event) != group["hooks"]
+    ]
     if not present:
         fix = ENABLE
         if any(name == "project" for name, _ in switched_off):
@@ -127,7 +129,7 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
         where = switched_off[-1][1] if switched_off else "your settings"
         report.fail("hooksConfig.enabled is false: Gemini runs no hooks at all",
                     f'set "hooksConfig": {{"enabled": true}} in {where} (your own hooks run too)')  # fmt: skip
-    ours = {settings.NAME_PREFIX + hook for hook in settings.EVENTS}
+    ours = {hooks.name_prefix(agent.name) + hook for hook in hooks.EVENTS}
     turned_off: list[str] = []
     for name, path in _layers(agent):
         names = sorted(set(strings(obj(layers.get(name, {}).get("hooksConfig")).get("disabled"))) & ours)
@@ -161,7 +163,7 @@ def _trusted_keys(agent: GeminiAgent) -> tuple[set[str], bool]:
 def check_fingerprints(report: Report, agent: GeminiAgent) -> None:
     """Gemini fingerprints project hooks as ``name:command``; unknown ones trigger a warning."""
     keys, found = _trusted_keys(agent)
-    ours = [f"{h['name']}:{h['command']}" for h in (settings.handler(hook) for hook in settings.EVENTS)]
+    ours = [f"{h['name']}:{h['command']}" for h in (hooks.handler(agent.name, hook) for hook in hooks.EVENTS)]
     unknown = [k.split(":", 1)[0] for k in ours if k not in keys]
     note = "harmless: Gemini's next start warns once that project hooks are new or changed, then records them"
     if not unknown:
@@ -182,7 +184,7 @@ def _trust_rules(agent: GeminiAgent) -> dict[str, str]:
     from entire_core.errors import ConfigError
 
     try:
-        data = settings.read_settings(_trust_file(agent))
+        data = hooks.read_settings(_trust_file(agent))
     except ConfigError:
         return {}
     return {k: str(v) for k, v in (data or {}).items()}

@@ -1,184 +1,158 @@
-"""Gemini CLI hook payloads -> Entire lifecycle events.
+"""Our hooks in the project's ``.gemini/settings.json`` (JSONC): install, uninstall, inspect.
 
-Every payload carries ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and
-``timestamp``. SessionStart -> SessionStart, BeforeAgent -> TurnStart (with the prompt), AfterAgent ->
-TurnEnd, SessionEnd -> SessionEnd, Before/AfterTool on ``invoke_agent`` -> SubagentStart/End.
-PreCompress is a Compaction only when the user asked for it or a compression really happened (see
-``compaction``). Subagents fire tool and model hooks under the parent's session, never Before/AfterAgent.
+Gemini 0.26+ wants nothing but arrays of ``{matcher?, hooks: [...]}`` groups under ``hooks`` (0.33+
+rejects the whole file otherwise), so install also drops the stale ``hooks.enabled`` that older tools
+wrote, and turns ``hooksConfig.enabled`` on (refusing when the user turned it off). Our handlers are recognised by their command
+(``entire hooks google-gemini <hook>``) or their name (``entire-google-gemini-<hook>``), never by
+position; the core JSONC editor keeps every other byte of the file, comments included.
 """
 
 from __future__ import annotations
 
-import os
-
 from entire_core.jsonvalues import obj
-from entire_core.types import Event, EventType
-from entire_core.validate import is_tool_id
 
-from entire_agent_google_gemini.transcript import SUBAGENT_TOOLS
+from entire_agent_google_gemini import paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
-_PLAIN = {
-    "session-start": EventType.SESSION_START,
-    "before-agent": EventType.TURN_START,
-    "after-agent": EventType.TURN_END,
-    "session-end": EventType.SESSION_END,
+    from entire_core.hookfile import HookGroupsFile
+
+EVENTS: dict[str, tuple[str, str | None, int]] = {
+    "session-start": ("SessionStart", None, 30_000),
+    "before-agent": ("BeforeAgent", None, 30_000),
+    "after-agent": ("AfterAgent", None, 120_000),
+    "pre-compress": ("PreCompress", None, 30_000),
+    "session-end": ("SessionEnd", None, 60_000),
+    "before-tool": ("BeforeTool", "^invoke_agent$", 30_000),
+    "after-tool": ("AfterTool", "^invoke_agent$", 60_000),
 }
+"""Our hook name -> (Gemini event, matcher, timeout in milliseconds, as Gemini measures it)."""
+
+ENABLED = ("hooksConfig", "enabled")
+"""Gemini's switch for every project hook, the user's included."""
+REFUSE_DISABLED = (
+    "hooksConfig.enabled is false, so Gemini runs no hooks; set it to true "
+    "(your own hooks will run too) and run again"
+)
 
 
-def _str(payload: dict[str, Any], *keys: str) -> str:
-    for key in keys:
-        value = payload.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
+def name_prefix(agent_name: str) -> str:
+    """The ``name`` of each entry we install starts with this (``entire-google-gemini-``)."""
+    return f"entire-{agent_name}-"
 
 
-def to_event(hook: str, payload: object, repo_root: str) -> Event | None:
-    """The event for one hook payload, or None when it means nothing to Entire."""
-    p = obj(payload)
-    session_id = _str(p, "session_id")
-    if not session_id:
-        return None
-    # session_ref is what the compliance suite's HookInput carries instead of transcript_path
-    ref = _str(p, "transcript_path", "session_ref")
-    stamp = _str(p, "timestamp")
-    kind = _PLAIN.get(hook)
-    if kind == EventType.SESSION_START and p.get("source") == "resume" and ref:
-        ref = resumed_file(ref, session_id)
-    if kind is not None:
-        prompt = _str(p, "prompt", "user_prompt") if kind == EventType.TURN_START else ""
-        return Event(kind, session_id, session_ref=ref, prompt=prompt, timestamp=stamp)
-    if hook == "pre-compress":
-        if p.get("trigger") == "manual" or (ref and _compressed(repo_root, session_id, ref)):
-            return Event(EventType.COMPACTION, session_id, session_ref=ref, timestamp=stamp)
-        return None
-    if hook in ("before-tool", "after-tool") and p.get("tool_name") in SUBAGENT_TOOLS:
-        return _subagent_event(hook, p, session_id, ref, stamp)
-    return None
+def command(agent_name: str, hook: str) -> str:
+    """The command we install for ``hook`` on this platform: it exits 0 quietly without ``entire``.
 
-
-def _compressed(repo_root: str, session_id: str, ref: str) -> bool:
-    from entire_agent_google_gemini import compaction
-
-    return compaction.compressed_since_last_check(repo_root, session_id, ref)
-
-
-def resumed_file(ref: str, session_id: str) -> str:
-    """The real chat file behind SessionStart's ``transcript_path`` after a resume.
-
-    Resuming across a minute boundary first creates a stray file for the new minute; the session's
-    conversation is in the older file of the same session id.
+    Gemini has one ``command`` per hook and runs it through its shell configuration: ``bash -c``
+    on Linux and macOS, PowerShell on Windows (``-NoProfile -NonInteractive -Command``; pwsh.exe when
+    it is on PATH). Guarded as Codex's and Aider's are, so a missing ``entire`` never shows a failed
+    hook on every event. The bare ``entire hooks google-gemini <hook>`` of earlier versions is still
+    ours (``is_ours``), and install replaces it.
     """
-    from entire_agent_google_gemini import paths, sessionfile
+    import sys
 
-    def usable(path: str) -> bool:
-        """The file is this session's (its header) and records a message: read until one is found."""
-        try:
-            with open(path, "rb") as f:
-                first = f.readline(1 << 20)
-                if sessionfile.header_session(first) != session_id:
-                    return False
-                carry = b"\n"  # the header's newline: a message may be the very next line
-                while block := f.read(1 << 20):
-                    if sessionfile.has_conversation(carry + block):
-                        return True
-                    carry = block[-8:]
-        except OSError:
-            return False
-        return False
+    from entire_core import hooks
 
-    if usable(ref):
-        return ref
-    for candidate in paths.session_candidates(os.path.dirname(ref), session_id):
-        if usable(candidate):
-            return candidate
-    return ref
+    if sys.platform == "win32":
+        return hooks.powershell_guarded(agent_name, hook)
+    return hooks.posix_guarded(agent_name, hook)
 
 
-# -- subagents -----------------------------------------------------------------------------------------
+def handler(agent_name: str, hook: str) -> dict[str, Any]:
+    """The hook entry we install for one of our hook names."""
+    return {
+        "name": name_prefix(agent_name) + hook,
+        "type": "command",
+        "command": command(agent_name, hook),
+        "timeout": EVENTS[hook][2],
+    }
 
 
-def _subagent_event(hook: str, p: dict[str, Any], session_id: str, ref: str, stamp: str) -> Event:
-    tool_input = obj(p.get("tool_input"))
-    agent_type = _str(tool_input, "agent_name")
-    task = _str(tool_input, "prompt", "objective")
-    tool_use_id = task_id(session_id, tool_input)
-    if hook == "before-tool":
-        return Event(EventType.SUBAGENT_START, session_id, session_ref=ref, timestamp=stamp,
-                     tool_use_id=tool_use_id, tool_input=tool_input, subagent_type=agent_type,
-                     task_description=task)  # fmt: skip
-    agent_id = subagent_id(p.get("tool_response")) or _find_subagent(ref, session_id, task)
-    subagent_file = _subagent_file(ref, session_id, agent_id) if agent_id else ""
-    # With the subagent's own chat as session_ref, the CLI attributes exactly its files to the task;
-    # the parent's chat would hand it every file the session ever wrote.
-    return Event(EventType.SUBAGENT_END, session_id, session_ref=subagent_file, timestamp=stamp,
-                 tool_use_id=tool_use_id, subagent_id=agent_id, tool_input=tool_input,
-                 subagent_type=agent_type, task_description=task)  # fmt: skip
+def wanted(agent_name: str) -> dict[str, dict[str, Any]]:
+    """One group per Gemini event holding our handler, with a matcher where one applies."""
+    groups: dict[str, dict[str, Any]] = {}
+    for hook, (event, matcher, _) in EVENTS.items():
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [handler(agent_name, hook)]
+        groups[event] = group
+    return groups
 
 
-def task_id(session_id: str, tool_input: dict[str, Any]) -> str:
-    """A tool-use id for one ``invoke_agent`` call, equal at BeforeTool and AfterTool.
+def is_ours(entry: object, agent_name: str) -> bool:
+    """True for a hook entry we installed, by name or by command (guarded, bare as in 0.1.0, or PowerShell)."""
+    from entire_core import hooks
 
-    Gemini's hook payloads carry no tool-call id, and both hooks see the same arguments.
+    name = obj(entry).get("name")
+    return hooks.is_ours(obj(entry).get("command"), agent_name) or (
+        isinstance(name, str) and name.startswith(name_prefix(agent_name))
+    )
+
+
+def _check(root: dict[str, Any], path: str) -> None:
+    """Refuse what Gemini rejects; drop the stale ``hooks.enabled`` (not an event array) older tools wrote."""
+    from entire_core.errors import ConfigError
+
+    for key in ("hooks", "hooksConfig"):
+        if key in root and obj(root[key]) is not root[key]:
+            raise ConfigError(f"{path}: the settings, 'hooks' and 'hooksConfig' must be JSON objects")
+    events = obj(root.get("hooks"))
+    for key in [k for k, v in events.items() if not isinstance(v, list)]:
+        del events[key]
+
+
+def settings_file(project_root: str, agent_name: str, env: Mapping[str, str]) -> HookGroupsFile:
+    """The project's ``.gemini/settings.json`` as core's hook-groups editor sees it.
+
+    What install created (the file, ``.gemini/``, ``hooks``, ``hooksConfig``, its ``enabled``) is kept
+    in core's install records, so that uninstall removes exactly that and nothing of the user's. A
+    user's ``"hooksConfig": {"enabled": false}`` is refused, not flipped: it is the user's explicit
+    switch, and turning it on would also run the user's own hooks that they turned off.
     """
-    import hashlib
-    import json
+    from entire_core.hookfile import HookGroupsFile, Switch
 
-    text = session_id + "\0" + json.dumps(tool_input, sort_keys=True, separators=(",", ":"))
-    return "gemini-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-
-
-def subagent_id(tool_response: object) -> str:
-    """The subagent's session id from AfterTool's ``returnDisplay.recentActivity[].id`` (``<id>#<n>-<m>``)."""
-    from entire_core.jsonvalues import objects as dicts
-
-    activity = obj(obj(tool_response).get("returnDisplay")).get("recentActivity")
-    for item in dicts(activity):
-        raw = item.get("id")
-        if isinstance(raw, str) and "#" in raw:
-            candidate = raw.split("#", 1)[0]
-            if is_tool_id(candidate):
-                return candidate
-    return ""
+    return HookGroupsFile(
+        paths.project_settings(project_root),
+        agent_name=agent_name,
+        env=env,
+        wanted=lambda: wanted(agent_name),
+        is_ours=lambda entry: is_ours(entry, agent_name),
+        comments=True,
+        switches=(Switch(ENABLED, True, REFUSE_DISABLED),),
+        check=_check,
+    )
 
 
-def _subagent_dir(ref: str, session_id: str) -> str:
-    from entire_core import validate
+def read_settings(path: str) -> dict[str, Any] | None:
+    """A settings file parsed as JSONC; None when missing. ConfigError when it does not parse."""
+    from entire_core.config.json import parse_json_text
+    from entire_core.errors import ConfigError
 
-    return os.path.join(os.path.dirname(ref), validate.session_id(session_id))
-
-
-def _subagent_file(ref: str, session_id: str, agent_id: str) -> str:
-    path = os.path.join(_subagent_dir(ref, session_id), agent_id + ".jsonl")
-    return path if ref and os.path.isfile(path) else ""
-
-
-def _find_subagent(ref: str, session_id: str, task: str) -> str:
-    """A subagent that did no tool calls leaves no activity ids: find its chat by its first prompt."""
-    if not ref or not task:
-        return ""
-    directory = _subagent_dir(ref, session_id)
     try:
-        names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
-    except OSError:
-        return ""
-    from entire_agent_google_gemini import transcript
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        value = parse_json_text(text, comments=True)
+    except ConfigError as exc:
+        raise ConfigError(f"cannot parse {path}: {exc}") from None
+    settings = obj(value)
+    if settings is not value:
+        raise ConfigError(f"{path}: the settings are not a JSON object")
+    return settings
 
-    newest: tuple[float, str] | None = None
-    for name in names:
-        path = os.path.join(directory, name)
-        try:
-            with open(path, "rb") as f:
-                head = f.read(1 << 16)
-            mtime = os.stat(path).st_mtime
-        except OSError:
-            continue
-        messages = transcript.parse(head).messages()
-        matches = bool(messages) and transcript.prompt_of(messages[0]) == task.strip()
-        if matches and is_tool_id(name[:-6]) and (newest is None or mtime > newest[0]):
-            newest = (mtime, name[:-6])
-    return newest[1] if newest else ""
+
+def installed(project_root: str, agent_name: str) -> dict[str, list[dict[str, Any]]]:
+    """Our handlers per Gemini event in the project settings (events without ours left out)."""
+    from entire_core import hooks
+
+    root = read_settings(paths.project_settings(project_root)) or {}
+    return hooks.installed_groups(obj(root.get("hooks")), lambda entry: is_ours(entry, agent_name))

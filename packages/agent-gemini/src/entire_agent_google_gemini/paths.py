@@ -165,6 +165,12 @@ def project_dir(gemini: str, project_root: str) -> tuple[str, bool]:
     return os.path.join(tmp, new_slug(gemini, project_root)), False
 
 
+def chats_dir(gemini: str, project_root: str) -> str:
+    """Gemini's chats directory for ``project_root``, where ``gemini --resume`` looks."""
+    project_tmp, _ = project_dir(gemini, project_root)
+    return os.path.join(project_tmp, "chats")
+
+
 def claim(project_tmp: str, project_root: str) -> None:
     """Write the ``.project_root`` marker Gemini uses to adopt a slug directory, if it has none."""
     marker = os.path.join(project_tmp, ".project_root")

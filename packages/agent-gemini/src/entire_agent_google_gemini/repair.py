@@ -20,10 +20,10 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from entire_agent_google_gemini.agent import GeminiAgent
+    from entire_core.agent import Agent
 
 
-def view_path(agent: GeminiAgent, session_id: str) -> str:
+def view_path(agent: Agent, session_id: str) -> str:
     """Where core keeps the view of ``session_id`` for this repository."""
     from entire_core import validate, views
 
@@ -39,7 +39,7 @@ def meta_path(view: str) -> str:
     return os.path.join(directory, ".meta", name.rsplit(".", 1)[0] + ".json")
 
 
-def view_following(agent: GeminiAgent, native: str) -> str | None:
+def view_following(agent: Agent, native: str) -> str | None:
     """The view whose native file is ``native``, if this repository has one."""
     import json
 
@@ -77,7 +77,7 @@ def _complete_bytes(path: str) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def put_back(agent: GeminiAgent, view: str, native: str, *, missing: bool) -> bool:
+def put_back(agent: Agent, view: str, native: str, *, missing: bool) -> bool:
     """Put ``native`` back from ``view`` when Gemini recreated it headless (or, with ``missing``, deleted it).
 
     True when the chat was put back. Nothing happens unless the view follows ``native`` and starts
@@ -91,6 +91,8 @@ def put_back(agent: GeminiAgent, view: str, native: str, *, missing: bool) -> bo
     from entire_agent_google_gemini.view import is_legacy_head
 
     fmt = agent.view_format()
+    if fmt is None:
+        return False
     native = os.path.abspath(native)
     with views.View(agent, fmt, view) as v:
         m = v.meta

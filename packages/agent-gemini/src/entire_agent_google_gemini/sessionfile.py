@@ -24,14 +24,12 @@ from entire_agent_google_gemini import paths
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.offsets import LinePositions
+    from entire_core.scratch import Scratch
 
 
-def copy_path(repo_root: str, path: str) -> str:
-    """Where ``prepare`` keeps the copy of the chat file ``path`` (inside Entire's git-ignored tmp)."""
-    from entire_core import sessions
-
-    scratch = sessions.default_session_dir(repo_root, "google-gemini")
-    return os.path.join(scratch, "transcripts", os.path.basename(path))
+def copy_path(scratch: Scratch, path: str) -> str:
+    """Where ``prepare`` keeps the copy of the chat file ``path``, in the agent's scratch directory."""
+    return os.path.join(scratch.path("transcripts"), os.path.basename(path))
 
 
 def _read(path: str) -> bytes | None:
@@ -109,8 +107,11 @@ def stitch(kept: bytes, current: bytes) -> bytes:
     return kept + current
 
 
-def read(path: str, repo_root: str) -> bytes | None:
-    """The most complete bytes of the chat ``path`` names, or None when nothing of it is left."""
+def read(path: str, scratch: Scratch | None) -> bytes | None:
+    """The most complete bytes of the chat ``path`` names, or None when nothing of it is left.
+
+    Without ``scratch`` there is no kept copy to fall back to.
+    """
     data = _read(path)
     if data is not None and (_healthy(data) or not data.strip()):
         return data
@@ -118,7 +119,7 @@ def read(path: str, repo_root: str) -> bytes | None:
     sibling = _sibling(path, session_id)
     if sibling is not None:
         return sibling
-    kept = _read(copy_path(repo_root, path)) if repo_root else None
+    kept = _read(copy_path(scratch, path)) if scratch is not None else None
     if kept is None:
         return data
     return kept if data is None else stitch(kept, data)
@@ -136,11 +137,10 @@ def _head(path: str) -> bytes | None:
         return None
 
 
-def _positions(repo_root: str) -> LinePositions:
-    from entire_core import offsets, sessions
+def _positions(scratch: Scratch) -> LinePositions:
+    from entire_core import offsets
 
-    scratch = sessions.default_session_dir(repo_root, "google-gemini")
-    return offsets.LinePositions(os.path.join(scratch, "positions.json"))
+    return offsets.LinePositions(scratch.path("positions.json"))
 
 
 def _plainly_healthy(path: str) -> bool:
@@ -149,30 +149,30 @@ def _plainly_healthy(path: str) -> bool:
     return head is not None and header_session(head) is not None and has_conversation(head)
 
 
-def quick_position(path: str, repo_root: str, *, trusted: bool = False) -> int | None:
+def quick_position(path: str, scratch: Scratch, *, trusted: bool = False) -> int | None:
     """The line count of a healthy chat file, counted without parsing and remembered for ``tail_lines``.
 
     None when the file needs ``read``'s repairs (stray, recreated or legacy): the caller parses then.
     A ``trusted`` file (a view, always a healthy chat) is counted as it is.
     """
-    if not repo_root or not (trusted or _plainly_healthy(path)):
+    if not (trusted or _plainly_healthy(path)):
         return None
     from entire_core import offsets
 
     lines, end = offsets.count_lines(path)
-    _positions(repo_root).remember(path, lines, end)
+    _positions(scratch).remember(path, lines, end)
     return lines
 
 
-def tail_lines(path: str, repo_root: str, offset: int, *, trusted: bool = False) -> list[bytes] | None:
+def tail_lines(path: str, scratch: Scratch, offset: int, *, trusted: bool = False) -> list[bytes] | None:
     """The complete lines after line ``offset``, read from where an earlier call saw that line end.
 
     A TurnStart remembers where its position falls, so the TurnEnd reads only the turn's bytes instead
     of the whole chat. None when that is not known or the file needs ``read``'s repairs.
     """
-    if offset <= 0 or not repo_root:
+    if offset <= 0:
         return None
-    positions = _positions(repo_root)
+    positions = _positions(scratch)
     byte = positions.byte_of(path, offset)
     if byte is None or not (trusted or _plainly_healthy(path)):
         return None
@@ -188,7 +188,7 @@ def tail_lines(path: str, repo_root: str, offset: int, *, trusted: bool = False)
     return lines
 
 
-def prepare(path: str, repo_root: str) -> None:
+def prepare(path: str, scratch: Scratch) -> None:
     """Keep a copy of the chat file and put it back if Gemini deleted or truncated it.
 
     The Entire CLI requires the file to exist after this; the copy is what a later read falls back to.
@@ -196,7 +196,7 @@ def prepare(path: str, repo_root: str) -> None:
     from entire_core import fsutil
     from entire_core.errors import AgentError
 
-    best = read(path, repo_root)
+    best = read(path, scratch)
     if best is None:
         raise AgentError(f"transcript {path} does not exist and no copy of it was kept")
     if not _healthy(best):
@@ -204,8 +204,7 @@ def prepare(path: str, repo_root: str) -> None:
     current = _read(path)
     if current is None or (header_session(current) is None and not _is_legacy(current)):
         fsutil.atomic_write(path, best)
-    if repo_root:
-        copy = copy_path(repo_root, path)
-        complete = _complete(best) if not _is_legacy(best) else best
-        if _read(copy) != complete:
-            fsutil.atomic_write(copy, complete)
+    copy = copy_path(scratch, path)
+    complete = _complete(best) if not _is_legacy(best) else best
+    if _read(copy) != complete:
+        fsutil.atomic_write(copy, complete)

@@ -1,4 +1,4 @@
-"""Session files for resume and restore, subagent chats, and paths made repo-relative."""
+"""Session files for resume and restore, and the chats of a session's subagents."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from entire_core.agent import Agent
     from entire_core.protocol import AgentSession
 
-    from entire_agent_google_gemini.agent import GeminiAgent
     from entire_agent_google_gemini.transcript import Chat
 
 
@@ -40,7 +40,7 @@ def session_file(chats: str, session_id: str) -> str:
     return os.path.join(chats, f"{paths.SESSION_PREFIX}{minute}-{session_id}.jsonl")
 
 
-def restore_native(agent: GeminiAgent, session: AgentSession) -> str:
+def restore_native(agent: Agent, session: AgentSession, gemini_home: str) -> str:
     """Write a checkpoint's chat bytes where ``gemini --resume <id>`` finds them; return that file.
 
     The file is the session's existing chat in Gemini's chats directory for the repository, else a new
@@ -48,20 +48,19 @@ def restore_native(agent: GeminiAgent, session: AgentSession) -> str:
     ``.project_root`` marker Gemini itself writes, so its next start adopts that directory instead of
     claiming another.
     """
-    from entire_core import fsutil, validate
+    from entire_core import fsutil
 
     repo = session.repo_path or agent.repo_root
-    chats = agent.chats_dir(repo)
-    session_id = validate.session_id(session.session_id)
-    target = _viewed_native(agent, session_id, chats) or session_file(chats, session_id)
+    project_tmp, owned = paths.project_dir(gemini_home, repo)
+    chats = os.path.join(project_tmp, "chats")
+    target = _viewed_native(agent, session.session_id, chats) or session_file(chats, session.session_id)
     fsutil.atomic_write(target, session.native_data or b"")
-    project_tmp, owned = paths.project_dir(agent.gemini_home(), repo)
     if not owned:
         paths.claim(project_tmp, repo)
     return target
 
 
-def _viewed_native(agent: GeminiAgent, session_id: str, chats: str) -> str | None:
+def _viewed_native(agent: Agent, session_id: str, chats: str) -> str | None:
     """The chat file this machine's view of the session followed, when it is in ``chats``.
 
     A session Gemini's clean-up deleted goes back under its own name, as Gemini wrote it.
@@ -80,18 +79,6 @@ def _viewed_native(agent: GeminiAgent, session_id: str, chats: str) -> str | Non
         return None
     same = os.path.normcase(os.path.dirname(native)) == os.path.normcase(os.path.abspath(chats))
     return native if same else None
-
-
-def repo_relative(files: Iterable[str], repo_root: str) -> list[str]:
-    """Paths relative to the repository when they are inside it, deduplicated, in order.
-
-    Gemini 0.61 records absolute paths; older builds and hand-written args may be relative, which
-    Gemini resolves against the project root. Paths outside the repository stay as they are: the
-    CLI drops them itself.
-    """
-    from entire_core.paths import repo_relative as relative
-
-    return list(dict.fromkeys(relative(f, repo_root) for f in files))
 
 
 def subagent_chats(subagents_dir: str, agent_ids: Iterable[str]) -> list[Chat]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from entire_core.hookinput import first_text
 from entire_core.jsonvalues import array as items
 from entire_core.jsonvalues import obj
 from entire_core.jsonvalues import objects as dicts
@@ -122,6 +123,19 @@ def _legacy_document(data: bytes) -> dict[str, Any] | None:
     return document if isinstance(document.get("messages"), list) else None
 
 
+def rewind(messages: dict[str, Any], target: str) -> None:
+    """Apply ``$rewindTo``: drop ``target`` and every message after it; all of them when it is not there.
+
+    A target missing from ``messages`` was rewound to before the records read so far.
+    """
+    if target not in messages:
+        messages.clear()
+        return
+    ids = list(messages)
+    for gone in ids[ids.index(target) :]:
+        del messages[gone]
+
+
 def replay(records: Iterable[object]) -> list[dict[str, Any]]:
     """Messages in first-write order, each the last write of its id; ``$rewindTo`` applied.
 
@@ -133,12 +147,7 @@ def replay(records: Iterable[object]) -> list[dict[str, Any]]:
         r = obj(record)
         target = r.get("$rewindTo")
         if isinstance(target, str):
-            if target in messages:
-                ids = list(messages)
-                for gone in ids[ids.index(target) :]:
-                    del messages[gone]
-            else:  # rewound to before this range: everything in it so far is gone
-                messages.clear()
+            rewind(messages, target)
         elif isinstance(r.get("id"), str):
             messages[r["id"]] = r
         elif isinstance(r.get("sessionId"), str):
@@ -208,11 +217,9 @@ def _succeeded(call: dict[str, Any]) -> bool:
 
 
 def _path_of(call: dict[str, Any]) -> str:
-    args = obj(call.get("args"))
-    for key in PATH_ARGS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return value
+    written = first_text(obj(call.get("args")), *PATH_ARGS)
+    if written:
+        return written
     shown = obj(call.get("resultDisplay")).get("filePath")
     return shown if isinstance(shown, str) else ""
 

@@ -28,12 +28,14 @@ from entire_core import offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
-from entire_agent_google_gemini.transcript import MODIFYING_TOOLS, SUBAGENT_TOOLS, prompt_of
+from entire_agent_google_gemini.transcript import MODIFYING_TOOLS, SUBAGENT_TOOLS, prompt_of, rewind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
+
+    from entire_core.scratch import Scratch
 
 TAG_KEY = "entireView"
 NOTE = (
@@ -50,14 +52,14 @@ class GeminiView(views.ViewFormat):
 
     unit = views.LINES
 
-    def __init__(self, repo_root: str = "") -> None:
-        self.repo_root = repo_root
+    def __init__(self, scratch: Scratch | None = None) -> None:
+        self.scratch = scratch
 
     def whole(self, native: str) -> bytes | None:
         """A pre-0.39 chat as ``sessionfile.read`` repairs it (a resume's stray file, a deleted chat)."""
         from entire_agent_google_gemini import sessionfile
 
-        return sessionfile.read(native, self.repo_root)
+        return sessionfile.read(native, self.scratch)
 
     def accepts(self, native: str) -> bool:
         """JSONL chats are viewed; a pre-0.39 single-JSON chat is handed over as it is."""
@@ -274,12 +276,7 @@ def replay_messages(lines: Iterator[bytes], limit: int) -> tuple[list[dict[str, 
             continue
         target = record.get("$rewindTo")
         if isinstance(target, str):
-            if target in messages:
-                ids = list(messages)
-                for gone in ids[ids.index(target) :]:
-                    del messages[gone]
-            else:
-                messages.clear()
+            rewind(messages, target)
             size = sum(_size(m) for m in messages.values())
         elif isinstance(record.get("id"), str):
             message = shrink(record, max(views.SHRINK_TO, limit // 8))
