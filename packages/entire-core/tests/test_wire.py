@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 
 import pytest
 from entire_core import _digest, _json, protocol
@@ -34,6 +36,26 @@ def test_small_decoder_reads_what_json_reads(value: object, pad: str) -> None:
         return
     assert _json.loads(pad + text + pad) == expected
     assert _json.loads((pad + text).encode("utf-8")) == expected
+
+
+def test_small_decoder_refuses_broken_documents_without_json_loaded() -> None:
+    # The C scanner raises json.decoder's error class: in a process that never imported json, every
+    # broken document must still be a ValueError (a hook reading a half-written line must not crash).
+    broken = ["{", '{"a": ', "[1, 2", '{"a" 1}', '"abc', "[1,]", '{"a":1,}', "tru", b'{"x": [', b"\xff"]
+    code = (
+        "import sys\n"
+        "from entire_core import _json\n"
+        f"for text in {broken!r}:\n"
+        "    try:\n"
+        "        _json.loads(text)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit(f'accepted {text!r}')\n"
+        "assert _json.loads(b'{\"a\": [1, 2.5, null]}') == {'a': [1, 2.5, None]}\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le"])

@@ -69,6 +69,11 @@ def loads(text: str | bytes) -> object:
         value, end = scan(document, 0)
     except StopIteration:
         raise ValueError("not a JSON document") from None
+    except SystemError:
+        # The scanner reports a syntax error inside a value with json.decoder's JSONDecodeError, which it
+        # looks up among the loaded modules: without json loaded, Python 3.11 fails this way instead.
+        # A malformed document is the rare case: json.loads reads it again and raises its own error.
+        return _json_loads(text)
     if document[end:].strip(_WHITESPACE):
         raise ValueError(f"extra data after the JSON value at {end}")
     return value
