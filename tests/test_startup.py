@@ -1,4 +1,4 @@
-"""No agent's hot subcommands import pydantic, tomlkit, YAML or lock libraries."""
+"""No agent's hot subcommands import pydantic, tomlkit, YAML or lock libraries; its hook path no json, re or hashlib."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Im
         modules = imports(Path(agent.script), *args, stdin=stdin)
         assert "entire_core.cli" in modules, args
         assert heavy(modules) == set(), f"{agent.name} {args}"
+        if args[0] in HOOK_PATH:
+            assert modules & NEVER_ON_HOOK_PATH == set(), f"{agent.name} {args}"
 
 
 INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
@@ -51,3 +53,55 @@ def test_info_imports_only_the_dispatcher_and_its_handler(
     }
     extra = imports(Path(agent.script), "info") - before
     assert {m for m in extra if not m.startswith(agent.cls.__module__.split(".")[0])} == INFO_NEEDS
+
+
+# -- every hook-path call of a real session ---------------------------------------------------------------
+
+HOOK_PATH = ("parse-hook", "get-transcript-position", "prepare-transcript", "read-transcript", "extract-prompts",
+             "extract-modified-files", "extract-all-modified-files", "calculate-tokens", "calculate-total-tokens")  # fmt: skip
+"""The subcommands the Entire CLI runs on every prompt and every turn's end."""
+
+NEVER_ON_HOOK_PATH = frozenset(
+    ["json", "re", "enum", "hashlib", "_hashlib", "_strptime", "datetime", "contextlib", "typing", "dataclasses",
+     "collections", "functools"]
+)  # fmt: skip
+"""Each of these costs a share of python's own start-up; ``re`` alone pulls enum, functools and collections."""
+
+
+def _calls_of_replayed_session(
+    agent: InstalledAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, set[str]]]:
+    """Replay the agent's bundled session as the CLI runs it; every plugin call with what it imported."""
+    from entire_sim import demo
+    from entire_sim.plugin import Call, Plugin
+
+    manifest = next(m for m in demo.manifests() if json.loads(m.read_text())["agent"] == agent.name)
+    seen: list[tuple[str, set[str]]] = []
+    run = Plugin.run
+
+    def run_and_note(self: Plugin, subcommand: str, *args: str, **kwargs: object) -> Call:
+        self.base_env = {**self.base_env, "PYTHONPROFILEIMPORTTIME": "1"}  # the replay's own environment
+        call = run(self, subcommand, *args, **kwargs)  # pyright: ignore[reportArgumentType]
+        lines = call.stderr.decode(errors="replace").splitlines()
+        seen.append(
+            (subcommand, {ln.rsplit("|", 1)[1].strip() for ln in lines if ln.startswith("import time:")})
+        )
+        return call
+
+    monkeypatch.setattr(Plugin, "run", run_and_note)
+    sim, _ = demo.Replay(manifest, tmp_path).run()
+    assert [r for r in sim.hook_calls() if r["error"]] == []
+    return seen
+
+
+@pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])
+def test_hook_path_of_a_real_session_imports_no_json_re_or_hashlib(
+    agent: InstalledAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _calls_of_replayed_session(agent, tmp_path, monkeypatch)
+    checked = {name for name, _ in calls if name in HOOK_PATH}
+    assert {"parse-hook", "read-transcript"} <= checked  # the replay ran the hooks and the TurnEnd
+    assert all("entire_core.cli" in modules for name, modules in calls if name in HOOK_PATH)
+    found = {name: sorted(modules & NEVER_ON_HOOK_PATH | heavy(modules))
+             for name, modules in calls if name in HOOK_PATH}  # fmt: skip
+    assert {name: bad for name, bad in found.items() if bad} == {}

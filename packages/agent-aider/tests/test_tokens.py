@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from entire_agent_aider import tokens
+from hypothesis import given
+from hypothesis import strategies as st
 
 DATA = Path(__file__).parent / "data"
 
@@ -54,3 +56,33 @@ def test_analytics_log_gives_exact_counts(history_bytes: bytes, tmp_path: Path, 
     end = data.index(b"\n# aider chat started at 2026-11-30 03:05:14")
     assert usage(data[architect:end]) == {"input_tokens": 289 + 1627, "cache_creation_tokens": 0,
                                           "cache_read_tokens": 0, "output_tokens": 35 + 36, "api_call_count": 2}  # fmt: skip
+
+
+_FIELD = st.integers(0, 99).map(lambda n: f"{n:02d}")
+
+
+@given(st.integers(0, 9999).map(lambda n: f"{n:04d}"), _FIELD, st.integers(0, 39).map(lambda n: f"{n:02d}"),
+       _FIELD, _FIELD, _FIELD)  # fmt: skip
+def test_header_time_is_read_as_strptime_reads_it(
+    year: str, month: str, day: str, hour: str, minute: str, second: str
+) -> None:
+    header = f"{year}-{month}-{day} {hour}:{minute}:{second}"
+    try:
+        expected = time.mktime(time.strptime(header, "%Y-%m-%d %H:%M:%S"))
+    except (ValueError, OverflowError) as exc:
+        with pytest.raises(type(exc)):
+            tokens.header_seconds(header)
+        return
+    assert tokens.header_seconds(header) == expected
+
+
+@pytest.mark.parametrize("header", ["2024-02-29 23:59:60", "2023-02-29 10:00:00", "2024-13-01 00:00:00",
+                                    "2024-01-05 00:00:00 ", "2024-01-05T00:00:00"])  # fmt: skip
+def test_header_time_edges(header: str) -> None:
+    try:
+        expected = time.mktime(time.strptime(header, "%Y-%m-%d %H:%M:%S"))
+    except ValueError:
+        with pytest.raises(ValueError):
+            tokens.header_seconds(header)
+        return
+    assert tokens.header_seconds(header) == expected

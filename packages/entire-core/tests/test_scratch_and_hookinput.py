@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 
 from entire_core.hookinput import first_text, transcript_ref
@@ -29,6 +31,26 @@ def test_scratch_keys_are_hashed_to_safe_distinct_names(tmp_path):
     assert store.file("state", "a") != store.file("state", "b")
     assert store.file("state", "a") != store.file("other", "a")
     assert store.file("state", "a") == Scratch(str(tmp_path), "sample").file("state", "a")
+
+
+def test_scratch_names_and_contents_are_those_of_earlier_versions(tmp_path):
+    # State written before stays readable: same hashed file name, same compact JSON.
+    store = Scratch(str(tmp_path), "sample")
+    digest = hashlib.sha256(b"/some/history.md").hexdigest()[:24]
+    assert store.file("state", "/some/history.md") == os.path.join(store.directory, f"state-{digest}.json")
+    value = {"v": 1, "path": "/caf\u00e9/\udcff", "queue": [{"n": 2, "ok": True, "none": None}]}
+    store.save("state", "k", value)
+    with open(store.file("state", "k"), "rb") as f:
+        assert json.loads(f.read()) == value
+    with open(store.file("state", "k"), "w") as f:
+        f.write(json.dumps(value, separators=(",", ":")))
+    assert store.load("state", "k") == value
+
+
+def test_scratch_state_may_hold_floats(tmp_path):
+    store = Scratch(str(tmp_path), "sample")
+    store.save("turn", "k", {"ratio": 0.5, "n": 1})
+    assert store.load("turn", "k") == {"ratio": 0.5, "n": 1}
 
 
 def test_damaged_scratch_state_reads_as_empty(tmp_path):

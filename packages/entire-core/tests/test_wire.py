@@ -1,11 +1,14 @@
-"""The pydantic-free answers (types.py, _json.py) produce exactly what the pydantic wire models accept."""
+"""The pydantic-free answers (types.py, _json.py, _digest.py) produce exactly what the pydantic wire models accept."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
+import sys
 
 import pytest
-from entire_core import _json, protocol
+from entire_core import _digest, _json, protocol
 from entire_core.types import Event, TokenUsage, normalize_timestamp, rfc3339
 from hypothesis import given
 from hypothesis import strategies as st
@@ -33,6 +36,49 @@ def test_small_decoder_reads_what_json_reads(value: object, pad: str) -> None:
         return
     assert _json.loads(pad + text + pad) == expected
     assert _json.loads((pad + text).encode("utf-8")) == expected
+
+
+def test_small_decoder_refuses_broken_documents_without_json_loaded() -> None:
+    # The C scanner raises json.decoder's error class: in a process that never imported json, every
+    # broken document must still be a ValueError (a hook reading a half-written line must not crash).
+    broken = ["{", '{"a": ', "[1, 2", '{"a" 1}', '"abc', "[1,]", '{"a":1,}', "tru", b'{"x": [', b"\xff"]
+    code = (
+        "import sys\n"
+        "from entire_core import _json\n"
+        f"for text in {broken!r}:\n"
+        "    try:\n"
+        "        _json.loads(text)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit(f'accepted {text!r}')\n"
+        "assert _json.loads(b'{\"a\": [1, 2.5, null]}') == {'a': [1, 2.5, None]}\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le"])
+def test_small_decoder_reads_the_encodings_json_detects(encoding: str) -> None:
+    data = json.dumps({"a": ["\u00e9", 1]}, ensure_ascii=False).encode(encoding)
+    assert _json.loads(data) == json.loads(data) == {"a": ["\u00e9", 1]}
+
+
+@given(st.binary(max_size=40))
+def test_small_decoder_reads_bytes_as_json_does(data: bytes) -> None:
+    try:
+        expected: object = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        with pytest.raises(ValueError):
+            _json.loads(data)
+        return
+    assert repr(_json.loads(data)) == repr(expected)  # NaN is not equal to itself
+
+
+@given(st.binary(max_size=300))
+def test_small_sha256_is_hashlibs(data: bytes) -> None:
+    # Directory and scratch file names are made of it: the same bytes must keep the same names.
+    assert _digest.sha256_hex(data) == hashlib.sha256(data).hexdigest()
 
 
 @pytest.mark.parametrize("text", ["", "{", "1 2", "[1,]", "\u00a01", "nul", '{"a":1}x'])

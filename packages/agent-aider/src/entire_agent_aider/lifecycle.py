@@ -70,11 +70,11 @@ class Trigger:
 
 def stable_session_id(history: str, header: str, ordinal: int) -> str:
     """The id of a session found in the history: its file, its header time and its rank among equal headers."""
-    import hashlib
+    from entire_core._digest import sha256_hex
 
     key = f"{os.path.realpath(history)}\0{header}\0{ordinal}".encode("utf-8", "surrogateescape")
     stamp = header.replace("-", "").replace(":", "").replace(" ", "-")
-    return f"aider-{stamp}-{hashlib.sha256(key).hexdigest()[:10]}"
+    return f"aider-{stamp}-{sha256_hex(key)[:10]}"
 
 
 class Machine:

@@ -20,9 +20,9 @@ STATE_VERSION = 1
 
 def history_key(history: str) -> str:
     """A short stable name for a history file (``scratch.path_key``, hashed), for names outside scratch."""
-    import hashlib
+    from entire_core._digest import sha256_hex
 
-    return hashlib.sha256(path_key(history).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return sha256_hex(path_key(history).encode("utf-8", "surrogateescape"))[:16]
 
 
 def state_path(scratch: Scratch, history: str) -> str:

@@ -71,13 +71,10 @@ def _exact_calls(session: Session, count: int, env_log: str, base_dir: str) -> l
     if not log or session.header is None or not count:
         return None
     path = log if os.path.isabs(log) else os.path.join(base_dir, log)
-    import json
-    import time
-
-    from entire_core import jsonvalues
+    from entire_core import _json, jsonvalues
 
     try:
-        started = time.mktime(time.strptime(session.header, "%Y-%m-%d %H:%M:%S"))
+        started = header_seconds(session.header)
     except (ValueError, OverflowError):
         return None
     runs: list[tuple[float, list[tuple[int, int]]]] = []
@@ -85,7 +82,7 @@ def _exact_calls(session: Session, count: int, env_log: str, base_dir: str) -> l
         with open(path, "rb") as f:
             for line in f:
                 try:
-                    record = jsonvalues.obj(json.loads(line))
+                    record = jsonvalues.obj(_json.loads(line))
                 except ValueError:
                     continue
                 event, at = record.get("event"), record.get("time")
@@ -102,6 +99,35 @@ def _exact_calls(session: Session, count: int, env_log: str, base_dir: str) -> l
     # The log may already hold calls of a later turn: the n-th Tokens line is the n-th call.
     matching = [calls[:count] for _, calls in sorted(near, key=lambda item: item[0]) if len(calls) >= count]
     return matching[0] if matching else None
+
+
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def header_seconds(header: str) -> float:
+    """A header's local ``YYYY-MM-DD HH:MM:SS`` (``markdown.header_time``'s shape) as epoch seconds.
+
+    What ``time.mktime(time.strptime(header, "%Y-%m-%d %H:%M:%S"))`` answers for that shape, without
+    ``_strptime`` (which imports ``re``, ``locale``, ``calendar`` and ``datetime``): the fields are
+    checked as it checks them (a leap second included); anything else is a ``ValueError``.
+    """
+    import time
+
+    date, _, clock = header.partition(" ")
+    fields = date.split("-") + clock.split(":")
+    widths = (4, 2, 2, 2, 2, 2)
+    if len(fields) != 6 or any(
+        len(f) != w or not (f.isascii() and f.isdigit()) for f, w in zip(fields, widths, strict=True)
+    ):
+        raise ValueError(f"not a YYYY-MM-DD HH:MM:SS time: {header!r}")
+    year, month, day, hour, minute, second = map(int, fields)
+    leap = month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not (
+        year >= 1 and 1 <= month <= 12 and 1 <= day <= _DAYS[month - 1] + leap
+        and hour <= 23 and minute <= 59 and second <= 61
+    ):  # fmt: skip
+        raise ValueError(f"no such time: {header!r}")
+    return time.mktime((year, month, day, hour, minute, second, 0, 0, -1))
 
 
 def _is_int(value: object) -> bool:

@@ -32,7 +32,7 @@ def patch_paths(patch: str) -> list[str]:
 
 def _patch_of_call(payload: Record) -> str | None:
     """The patch text of a tool call that applies one, in any of the shapes models use."""
-    import json
+    from entire_core import _json
 
     kind, name = payload.get("type"), payload.get("name")
     if kind == "custom_tool_call" and name == "apply_patch":
@@ -40,7 +40,7 @@ def _patch_of_call(payload: Record) -> str | None:
     if kind == "function_call" and name == "apply_patch":
         raw = as_str(payload.get("arguments"))
         try:
-            arguments = as_dict(json.loads(raw))
+            arguments = as_dict(_json.loads(raw))
         except ValueError:  # some models send the bare envelope
             return raw if "*** Begin Patch" in raw else None
         return as_str(arguments.get("input") or arguments.get("patch")) or None
@@ -49,7 +49,7 @@ def _patch_of_call(payload: Record) -> str | None:
         command = as_dict(payload.get("action")).get("command")
     elif kind == "function_call" and name in SHELL_TOOLS:
         try:
-            arguments = as_dict(json.loads(as_str(payload.get("arguments"))))
+            arguments = as_dict(_json.loads(as_str(payload.get("arguments"))))
         except ValueError:
             return None
         command = arguments.get("cmd") or arguments.get("command")

@@ -39,15 +39,15 @@ def expect_turn_end(agent: Agent, ref: str, payload: Mapping[str, Any]) -> None:
     Best effort: a hook must not fail because scratch space is not writable; prepare then just does
     not wait.
     """
-    import contextlib
-
     expected = {
         "transcript": ref,
         "turn_id": as_str(payload.get("turn_id")),
         "message": as_str(payload.get("last_assistant_message")),
     }
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
         _scratch(agent).save(TURN_END, path_key(ref), expected)
+    except OSError:
+        pass
 
 
 def pending_turn_end(agent: Agent, ref: str) -> dict[str, str]:
@@ -58,10 +58,10 @@ def pending_turn_end(agent: Agent, ref: str) -> dict[str, str]:
 
 def clear_turn_end(agent: Agent, ref: str) -> None:
     """Forget the announced turn once the rollout holds it."""
-    import contextlib
-
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
         _scratch(agent).remove(TURN_END, path_key(ref))
+    except OSError:
+        pass
 
 
 # -- ephemeral sessions -------------------------------------------------------------------------------------

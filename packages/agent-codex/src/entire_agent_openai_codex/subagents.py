@@ -19,7 +19,7 @@ MAX_SUBAGENT_DEPTH = 8
 
 def spawned_threads(lines: Iterable[bytes]) -> list[str]:
     """Ids of the subagent threads spawned in these lines (from ``spawn_agent`` results), in order."""
-    import json
+    from entire_core import _json
 
     spawn_calls: set[str] = set()
     children: dict[str, None] = {}
@@ -31,7 +31,7 @@ def spawned_threads(lines: Iterable[bytes]) -> list[str]:
         elif kind == "response_item/function_call_output" and payload.get("call_id") in spawn_calls:
             output = payload.get("output")
             try:
-                result = as_dict(json.loads(output) if isinstance(output, str) else output)
+                result = as_dict(_json.loads(output) if isinstance(output, str) else output)
             except ValueError:
                 continue
             if as_str(result.get("agent_id")):

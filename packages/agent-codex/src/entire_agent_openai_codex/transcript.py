@@ -36,13 +36,13 @@ def read_range(path: str, offset: int) -> tuple[list[bytes], int]:
 
 def records(lines: Iterable[bytes], *needles: bytes) -> Iterator[Record]:
     """The JSON objects among ``lines``; with ``needles``, only lines containing one of them are parsed."""
-    import json
+    from entire_core import _json
 
     for line in lines:
         if needles and not any(n in line for n in needles):
             continue
         try:
-            record = as_dict(json.loads(line))
+            record = as_dict(_json.loads(line))
         except (ValueError, RecursionError):
             continue
         if record:

@@ -13,9 +13,7 @@ links to subagents).
 
 from __future__ import annotations
 
-import json
-
-from entire_core import offsets, views
+from entire_core import _json, offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
@@ -79,7 +77,7 @@ class CodexView(views.ViewFormat):
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         try:
-            value = as_dict(json.loads(record))
+            value = as_dict(_json.loads(record))
         except (ValueError, RecursionError):
             return None
         size = len(record)
@@ -219,10 +217,14 @@ def _user_text(text: str) -> dict[str, Any]:
 
 
 def _size(item: object) -> int:
+    import json
+
     return len(json.dumps(item, ensure_ascii=False))
 
 
 def _dump(value: object) -> bytes:
+    import json  # only when a snapshot or a shortened record is written
+
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
@@ -230,7 +232,7 @@ def _parse(line: bytes, *needles: bytes) -> dict[str, Any] | None:
     if not any(n in line for n in needles):
         return None
     try:
-        value = json.loads(line)
+        value = _json.loads(line)
     except (ValueError, RecursionError):
         return None
     return as_dict(value) or None

@@ -73,13 +73,12 @@ def _owner(tmp: str, slug: str) -> str | None:
 
 def _projects(gemini: str) -> dict[str, Any]:
     """The ``projects`` map of ``projects.json``: absolute project root -> slug."""
-    import json
-
+    from entire_core import _json
     from entire_core.jsonvalues import obj
 
     text = _read_text(os.path.join(gemini, "projects.json"))
     try:
-        return obj(obj(json.loads(text)).get("projects")) if text is not None else {}
+        return obj(obj(_json.loads(text)).get("projects")) if text is not None else {}
     except (ValueError, RecursionError):
         return {}
 
@@ -101,9 +100,9 @@ def _is_slug(text: str) -> bool:
 
 def legacy_hash(project_root: str) -> str:
     """The pre-0.29 project directory name, still written as ``projectHash`` in chat headers."""
-    import hashlib
+    from entire_core._digest import sha256_hex
 
-    return hashlib.sha256(project_root.encode("utf-8", "surrogateescape")).hexdigest()
+    return sha256_hex(project_root.encode("utf-8", "surrogateescape"))
 
 
 def marked_slug(gemini: str, project_root: str) -> str | None:

@@ -41,9 +41,7 @@ def meta_path(view: str) -> str:
 
 def view_following(agent: Agent, native: str) -> str | None:
     """The view whose native file is ``native``, if this repository has one."""
-    import json
-
-    from entire_core import views
+    from entire_core import _json, views
 
     directory = views.views_dir(agent.env, agent.name, agent.repo_root)
     meta_dir = os.path.join(directory, ".meta")
@@ -55,7 +53,7 @@ def view_following(agent: Agent, native: str) -> str | None:
     for name in names:
         try:
             with open(os.path.join(meta_dir, name), "rb") as f:
-                meta = json.loads(f.read())
+                meta = _json.loads(f.read())
         except (OSError, ValueError):
             continue
         if isinstance(meta, dict) and meta.get("native") == wanted:  # pyright: ignore[reportUnknownMemberType]

@@ -45,10 +45,10 @@ def header_session(data: bytes) -> str | None:
     first = data.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0]
     if not first.startswith(b'{"sessionId":'):
         return None
-    import json
+    from entire_core import _json
 
     try:
-        header = json.loads(first)
+        header = _json.loads(first)
     except ValueError:
         return None
     from entire_core.jsonvalues import obj

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC
 
 from entire_agent_google_gemini import paths
 
@@ -34,7 +33,7 @@ def session_file(chats: str, session_id: str) -> str:
             continue
         if chat.metadata().get("sessionId") == session_id:  # a resume may $set it anew
             return candidate
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     minute = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M")
     return os.path.join(chats, f"{paths.SESSION_PREFIX}{minute}-{session_id}.jsonl")
@@ -65,15 +64,16 @@ def _viewed_native(agent: Agent, session_id: str, chats: str) -> str | None:
 
     A session Gemini's clean-up deleted goes back under its own name, as Gemini wrote it.
     """
-    import json
+    from entire_core import _json
+    from entire_core.jsonvalues import obj
 
     from entire_agent_google_gemini import repair
 
     meta = repair.meta_path(repair.view_path(agent, session_id))
     try:
         with open(meta, "rb") as f:
-            native = json.loads(f.read()).get("native")
-    except (OSError, ValueError, AttributeError):
+            native = obj(_json.loads(f.read())).get("native")
+    except (OSError, ValueError):
         return None
     if not isinstance(native, str) or not os.path.basename(native).startswith(paths.SESSION_PREFIX):
         return None

@@ -14,8 +14,7 @@ the file was replaced (or recreated after Gemini deleted it), so reading starts 
 
 from __future__ import annotations
 
-import json
-
+from entire_core import _json
 from entire_core.hookinput import first_text
 from entire_core.jsonvalues import array as items
 from entire_core.jsonvalues import obj
@@ -92,7 +91,7 @@ def decode(line: bytes) -> object:
     if not line.strip():
         return None
     try:
-        return json.loads(line)
+        return _json.loads(line)
     except (ValueError, RecursionError):
         return None
 

@@ -22,9 +22,7 @@ Pre-0.39 single-JSON chats are not viewed: the CLI gets those files as they are.
 
 from __future__ import annotations
 
-import json
-
-from entire_core import offsets, views
+from entire_core import _json, offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
@@ -87,7 +85,7 @@ class GeminiView(views.ViewFormat):
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         size = len(record)
         try:
-            value = as_dict(json.loads(record))
+            value = as_dict(_json.loads(record))
         except (ValueError, RecursionError):
             return None
         if not value or "$rewindTo" in value or ("sessionId" in value and "projectHash" in value):
@@ -120,7 +118,7 @@ def is_legacy_head(first: bytes, more: bytes) -> bool:
     if not line.startswith(b"{") or more.strip():
         return False
     try:
-        value = as_dict(json.loads(line))
+        value = as_dict(_json.loads(line))
     except (ValueError, RecursionError):
         return False
     return isinstance(value.get("messages"), list) and "$set" not in value
@@ -199,7 +197,7 @@ def shrink(message: dict[str, Any], limit: int) -> dict[str, Any]:
     if len(raw) <= limit:
         return message
     short = views.shorten_json(raw, limit, protector(message))
-    return as_dict(json.loads(short)) if short is not None else message
+    return as_dict(_json.loads(short)) if short is not None else message
 
 
 def _is_prompt(message: dict[str, Any]) -> bool:
@@ -271,7 +269,7 @@ def replay_messages(lines: Iterator[bytes], limit: int) -> tuple[list[dict[str, 
         if not line.strip():
             continue
         try:
-            record = as_dict(json.loads(line))
+            record = as_dict(_json.loads(line))
         except (ValueError, RecursionError):
             continue
         target = record.get("$rewindTo")
@@ -310,6 +308,8 @@ def _size(value: object) -> int:
 
 
 def dump(value: object) -> bytes:
+    import json  # only when a snapshot or a shortened record is written
+
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 

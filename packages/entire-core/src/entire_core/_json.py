@@ -55,25 +55,38 @@ _WHITESPACE = " \t\n\r"
 def loads(text: str | bytes) -> object:
     """Decode one JSON document as ``json.loads`` does (``ValueError`` for anything else)."""
     if isinstance(text, bytes):
+        if text.startswith(_BOMS_16_32) or b"\x00" in text[:2]:
+            return _json_loads(text)  # UTF-16 and UTF-32 documents, which json.loads detects
         try:
-            text = text.decode("utf-8")
+            text = text.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
         except UnicodeDecodeError:
-            import json  # UTF-16 and UTF-32 documents, which json.loads detects
-
-            return json.loads(text)
+            return _json_loads(text)  # json.loads lets encoded surrogates through
     scan = _scanner()
     if scan is None:
-        import json
-
-        return json.loads(text)
+        return _json_loads(text)
     document = text.lstrip(_WHITESPACE)
     try:
         value, end = scan(document, 0)
     except StopIteration:
         raise ValueError("not a JSON document") from None
+    except SystemError:
+        # The scanner reports a syntax error inside a value with json.decoder's JSONDecodeError, which it
+        # looks up among the loaded modules: without json loaded, Python 3.11 fails this way instead.
+        # A malformed document is the rare case: json.loads reads it again and raises its own error.
+        return _json_loads(text)
     if document[end:].strip(_WHITESPACE):
         raise ValueError(f"extra data after the JSON value at {end}")
     return value
+
+
+_BOMS_16_32 = (b"\xff\xfe", b"\xfe\xff")
+"""The byte-order marks of UTF-16 and UTF-32 (whose little-endian mark starts with UTF-16's)."""
+
+
+def _json_loads(text: str | bytes) -> object:
+    import json
+
+    return json.loads(text)
 
 
 def _scanner() -> Callable[[str, int], tuple[object, int]] | None:

@@ -310,10 +310,7 @@ class LinePositions:
 
     def remember(self, path: str, lines: int, byte: int) -> None:
         """Note that the first ``lines`` complete lines of ``path`` end at ``byte`` (best effort)."""
-        import contextlib
-        import json
-
-        from entire_core import fsutil, jsonvalues
+        from entire_core import _json, fsutil, jsonvalues
 
         try:
             st = os.stat(path)
@@ -329,5 +326,7 @@ class LinePositions:
             if same_file and jsonvalues.array(m)[:1] != [lines]
         ]
         data[key] = {"file": [st.st_dev, st.st_ino], "marks": [*kept[-(self.KEEP - 1) :], [lines, byte]]}
-        with contextlib.suppress(OSError):  # a cache: losing it costs a slower read, never a wrong one
-            fsutil.atomic_write(self.store, json.dumps(data, separators=(",", ":")).encode())
+        try:  # noqa: SIM105 - contextlib would be one more import on the hook path
+            fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"))
+        except OSError:
+            pass  # a cache: losing it costs a slower read, never a wrong one

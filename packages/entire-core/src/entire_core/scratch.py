@@ -41,34 +41,37 @@ class Scratch:
 
     def file(self, kind: str, key: str) -> str:
         """The JSON file holding state of ``kind`` about ``key`` (``path_key`` of a file, or an id)."""
-        import hashlib
+        from entire_core._digest import sha256_hex
 
-        digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[:24]
         return self.path(f"{kind}-{digest}.json")
 
     def load(self, kind: str, key: str) -> dict[str, Any]:
         """The state saved for ``key``, or an empty dict when there is none or it cannot be read."""
-        import json
-
+        from entire_core import _json
         from entire_core.jsonvalues import obj
 
         try:
             with open(self.file(kind, key), "rb") as f:
-                return obj(json.loads(f.read()))
+                return obj(_json.loads(f.read()))
         except (OSError, ValueError):
             return {}
 
     def save(self, kind: str, key: str, value: dict[str, Any]) -> None:
         """Write the state for ``key`` atomically (compact JSON)."""
-        import json
+        from entire_core import _json, fsutil
 
-        from entire_core import fsutil
+        try:
+            text = _json.dumps(value)
+        except TypeError:  # a float, or another value only the json package writes
+            import json
 
-        fsutil.atomic_write(self.file(kind, key), json.dumps(value, separators=(",", ":")).encode("utf-8"))
+            text = json.dumps(value, separators=(",", ":"))
+        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"))
 
     def remove(self, kind: str, key: str) -> None:
         """Forget the state for ``key`` (nothing happens when there is none)."""
-        import contextlib
-
-        with contextlib.suppress(FileNotFoundError):
+        try:  # noqa: SIM105 - contextlib would be one more import on the hook path
             os.unlink(self.file(kind, key))
+        except FileNotFoundError:
+            pass

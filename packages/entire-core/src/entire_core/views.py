@@ -240,10 +240,10 @@ def state_dir(env: Mapping[str, str], agent_name: str) -> str:
 
 def views_dir(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
     """The directory of one repository's views (``get-session-dir``): outside the repository."""
-    import hashlib
+    from entire_core._digest import sha256_hex
 
     real = os.path.normcase(os.path.realpath(repo_root))
-    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = sha256_hex(real.encode("utf-8", "surrogateescape"))[:16]
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(real))[:40]
     return os.path.join(state_dir(env, agent_name), "views", f"{name}-{digest}")
 
@@ -306,14 +306,13 @@ class View:
         return meta if meta.get("v") == 1 else {}
 
     def _save(self) -> None:
-        import json
         import time
 
-        from entire_core import fsutil
+        from entire_core import _json, fsutil
 
         self.meta["v"] = 1
         self.meta["touched"] = int(time.time())
-        fsutil.atomic_write(self.meta_path, json.dumps(self.meta, separators=(",", ":")).encode("utf-8"))
+        fsutil.atomic_write(self.meta_path, _json.dumps(self.meta).encode("utf-8"))
 
     @property
     def exists(self) -> bool:

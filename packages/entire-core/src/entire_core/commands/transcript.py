@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import binascii
 import os
 
 from entire_core import MAX_TRANSCRIPT_BYTES, validate
@@ -85,6 +84,8 @@ def chunk_transcript(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, obje
     max_size = flags.int_("max-size")
     if max_size <= 0:
         raise InvalidInput(f"--max-size must be a positive integer, got {max_size}")
+    import binascii
+
     chunks = agent.chunk_transcript(stdin, max_size)
     if any(len(c) > max_size for c in chunks) or b"".join(chunks) != stdin:
         raise AgentError("chunker produced chunks that do not reassemble to the input within --max-size")

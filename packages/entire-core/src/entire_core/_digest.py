@@ -1,0 +1,24 @@
+"""SHA-256 for the hook path without ``import hashlib``.
+
+``hashlib`` loads OpenSSL's ``_hashlib`` and ``_blake2`` on import, several milliseconds of a hook's
+start-up, to compute a digest that names a directory or a scratch file. CPython's own SHA-256 module
+(``_sha2`` since 3.12, ``_sha256`` before) computes the same digest and loads in a fraction of that;
+where it is not built, ``hashlib`` is used. The digests, and so the names on disk, are the same.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of ``data`` as 64 lowercase hex digits, as ``hashlib.sha256(data).hexdigest()``."""
+    try:
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256  # pyright: ignore
+        else:
+            from _sha256 import sha256  # pyright: ignore
+    except ImportError:
+        from hashlib import sha256
+    digest: str = sha256(data).hexdigest()  # pyright: ignore
+    return digest
