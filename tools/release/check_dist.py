@@ -211,7 +211,7 @@ def _defines(wheel: Wheel, target: str) -> bool:
 
 def check_agent(wheel: Wheel) -> list[str]:
     """An agent wheel's entry points and its requirement on entire-core."""
-    from entire_core.testing.contract import BUILTIN_NAMES
+    from entire_core.testing.cases import BUILTIN_NAMES
     from packaging.requirements import Requirement
 
     where = wheel.path.name

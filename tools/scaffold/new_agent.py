@@ -41,7 +41,7 @@ class ScaffoldError(Exception):
 
 def check_name(name: str, title: str, root: Path) -> None:
     """Refuse names the Entire CLI would shadow or that clash with what the workspace has."""
-    from entire_core.testing.contract import BUILTIN_NAMES, BUILTIN_TYPES
+    from entire_core.testing.cases import BUILTIN_NAMES, BUILTIN_TYPES
 
     if not NAME_RE.match(name):
         raise ScaffoldError(f"{name!r} is not a registry name: lowercase letters, digits and single hyphens")

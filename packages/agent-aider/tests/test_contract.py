@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from entire_agent_aider.agent import AiderAgent
-from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.contract import AgentContract
 
 DATA = Path(__file__).parent / "data"
 HISTORY = DATA / "aider.chat.history.md"

@@ -9,7 +9,7 @@ import pytest
 from entire_agent_aider import doctor
 from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.versions import WINDOW
-from entire_core.testing.contract import SupportWindowContract
+from entire_core.testing.window import SupportWindowContract
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for aider")

@@ -24,7 +24,8 @@ from codex_fixtures import (
     hook_of,
 )
 from entire_agent_openai_codex.agent import OpenAICodexAgent
-from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.contract import AgentContract
 
 
 def _tokens(input_tokens: int, cached: int, output: int, calls: int, **extra: object) -> dict[str, object]:

@@ -18,7 +18,7 @@ import pytest
 from entire_agent_openai_codex import transcript
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
-from entire_core.testing.contract import older_tested
+from entire_core.testing.window import older_tested
 from entire_core.types import TokenUsage
 
 DATA = Path(__file__).parent / "data"

@@ -9,7 +9,7 @@ import pytest
 from entire_agent_openai_codex import doctor
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
-from entire_core.testing.contract import SupportWindowContract
+from entire_core.testing.window import SupportWindowContract
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX script stands in for codex")

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from entire_agent_google_gemini.agent import GeminiAgent
-from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.contract import AgentContract
 from entire_core.testing.runner import write_launcher
 from gemini_fixtures import (
     LEGACY_CHAT,

@@ -19,7 +19,7 @@ import pytest
 from entire_agent_google_gemini import sessions
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.versions import WINDOW
-from entire_core.testing.contract import older_tested
+from entire_core.testing.window import older_tested
 from entire_core.types import TokenUsage
 
 DATA = Path(__file__).parent / "data"

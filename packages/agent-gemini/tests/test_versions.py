@@ -6,7 +6,7 @@ from pathlib import Path
 
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.versions import WINDOW
-from entire_core.testing.contract import SupportWindowContract
+from entire_core.testing.window import SupportWindowContract
 
 
 class TestGeminiWindow(SupportWindowContract):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from entire_core.cli import SUBCOMMANDS
-from entire_core.testing.contract import assert_one_line_error
+from entire_core.testing.checks import assert_one_line_error
 from entire_core.testing.runner import ScriptRunner
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from entire_core.agent import Agent
-from entire_core.testing.contract import AgentContract, Env
+from entire_core.testing.checks import Env
+from entire_core.testing.contract import AgentContract
 from entire_core.testing.runner import InProcessRunner, Sandbox
 
 

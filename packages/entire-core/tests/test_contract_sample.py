@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from entire_core.testing.contract import AgentContract, HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.contract import AgentContract
 from entire_core.testing.runner import write_launcher
 from entire_core.testing.sample_agent import SampleAgent, ViewedSampleAgent
 

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from entire_core.testing.contract import Env
+from entire_core.testing.checks import Env
 from entire_core.testing.runner import InProcessRunner, Sandbox
 from entire_core.testing.sample_agent import SampleAgent
 

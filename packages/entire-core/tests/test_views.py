@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from entire_core import views
-from entire_core.testing.contract import Env
+from entire_core.testing.checks import Env
 from entire_core.testing.runner import InProcessRunner, Sandbox
 from entire_core.testing.sample_agent import SampleView, ViewedSampleAgent
 
