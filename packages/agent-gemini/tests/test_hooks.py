@@ -301,3 +301,25 @@ def test_the_guarded_command_is_quiet_without_entire_and_runs_it_with_entire(
     entire.chmod(0o755)
     ran = _run(command, shell, f"{bin_dir}{os.pathsep}{empty}", b'{"session_id": "s"}')
     assert (ran.returncode, ran.stdout) == (3, b'args: hooks google-gemini after-agent\n{"session_id": "s"}')
+
+
+@pytest.mark.parametrize("original", [None, b"{}\n"], ids=["missing", "empty object"])
+def test_an_install_recorded_by_0_1_0_still_uninstalls_exactly(
+    agent: GeminiAgent, repo: Path, original: bytes | None
+) -> None:
+    from entire_core import installs
+
+    path = settings_file(repo)
+    if original is not None:
+        put(repo, original)
+    agent.install_hooks()
+    # The record as 0.1.0 wrote it: its own names for what the install created.
+    old = {"created_hooks": True, "created_hooksConfig": True, "created_enabled": True}
+    if original is None:
+        old |= {"created_file": True, "created_dir": True}
+    installs.remember(agent.env, agent.name, str(path), **old)
+    agent.uninstall_hooks()
+    if original is None:
+        assert not path.exists() and not path.parent.exists()
+    else:
+        assert path.read_bytes() == original

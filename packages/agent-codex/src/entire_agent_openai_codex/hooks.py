@@ -123,35 +123,18 @@ def hooks_file(agent: Agent) -> HookGroupsFile:
         wanted=lambda: wanted_groups(agent.name),
         is_ours=lambda h: is_ours(h, agent.name),
         check=_refuse_what_codex_rejects,
+        earlier_names={"created_key": "created:hooks"},  # 0.1.0's record: an old install uninstalls cleanly
     )
-
-
-OLD_CREATED_KEY = "created_key"
-"""0.1.0's name, in the install record, for the ``hooks`` key it created (core's is ``created:hooks``)."""
-
-
-def _upgrade_record(agent: Agent, path: str) -> None:
-    """Rename 0.1.0's ``created_key`` to core's ``created:hooks``, so an old install uninstalls cleanly."""
-    from entire_core import installs
-
-    record = installs.recall(agent.env, agent.name, path)
-    if OLD_CREATED_KEY in record:
-        created = record.pop(OLD_CREATED_KEY)
-        installs.remember(agent.env, agent.name, path, **{**record, "created:hooks": created})
 
 
 def install(agent: Agent, *, force: bool = False) -> int:
     """Install our handlers into the repository's hooks.json; return how many were added."""
-    file = hooks_file(agent)
-    _upgrade_record(agent, file.path)
-    return file.install(force=force)
+    return hooks_file(agent).install(force=force)
 
 
 def uninstall(agent: Agent) -> None:
     """Remove our handlers, and what our installs created (the ``hooks`` key, the file, ``.codex/``)."""
-    file = hooks_file(agent)
-    _upgrade_record(agent, file.path)
-    file.uninstall()
+    hooks_file(agent).uninstall()
 
 
 def installed(agent: Agent) -> bool:

@@ -39,6 +39,14 @@ REFUSE_DISABLED = (
 )
 
 
+EARLIER_RECORD_NAMES = {
+    "created_hooks": "created:hooks",
+    "created_hooksConfig": "created:hooksConfig",
+    "created_enabled": "created:hooksConfig.enabled",
+}
+"""What 0.1.0's install records called what install created, and core's names for it."""
+
+
 def name_prefix(agent_name: str) -> str:
     """The ``name`` of each entry we install starts with this (``entire-google-gemini-``)."""
     return f"entire-{agent_name}-"
@@ -123,6 +131,7 @@ def settings_file(project_root: str, agent_name: str, env: Mapping[str, str]) ->
         comments=True,
         switches=(Switch(ENABLED, True, REFUSE_DISABLED),),
         check=_check,
+        earlier_names=EARLIER_RECORD_NAMES,
     )
 
 

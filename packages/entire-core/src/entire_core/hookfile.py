@@ -61,6 +61,7 @@ class HookGroupsFile:
         comments: bool = False,
         switches: tuple[Switch, ...] = (),
         check: Callable[[dict[str, Any], str], None] | None = None,
+        earlier_names: Mapping[str, str] | None = None,
     ) -> None:
         self.path = path
         self.agent_name = agent_name
@@ -71,6 +72,15 @@ class HookGroupsFile:
         self.switches = switches
         self.check = check
         """Raises ConfigError when the agent would reject the file; may also tidy what the agent ignores."""
+        self.earlier_names = earlier_names or {}
+        """Install-record keys an earlier release wrote, and this module's name for each (``created:hooks``)."""
+
+    def _recall(self) -> dict[str, bool]:
+        """What earlier installs created, while the file is still what they wrote, in this module's names."""
+        from entire_core import installs
+
+        record = installs.recall(self.env, self.agent_name, self.path)
+        return {self.earlier_names.get(key, key): value for key, value in record.items()}
 
     # -- install ------------------------------------------------------------------------------------------
 
@@ -81,7 +91,7 @@ class HookGroupsFile:
 
         created_dir = not os.path.isdir(os.path.dirname(self.path))
         # What earlier installs created counts only while the file is still what they wrote.
-        earlier = installs.recall(self.env, self.agent_name, self.path)
+        earlier = self._recall()
         created: dict[str, bool] = {}
         with edit_json(self.path, comments=self.comments) as doc:
             root = self._root(doc.data)
@@ -144,7 +154,7 @@ class HookGroupsFile:
         if not os.path.isfile(self.path):
             installs.forget(self.env, self.agent_name, self.path)
             return
-        record = installs.recall(self.env, self.agent_name, self.path)
+        record = self._recall()
         with edit_json(self.path, comments=self.comments, create=False) as doc:
             root = self._root(doc.data)
             events = obj(root.get(CONTAINER))
