@@ -166,6 +166,20 @@ def test_line_positions_are_trusted_only_for_the_same_file(tmp_path: Path) -> No
     assert positions.byte_of(str(path), 2) is None
 
 
+def test_line_positions_are_not_rewritten_for_the_newest_mark_again(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    store = tmp_path / "positions.json"
+    positions = offsets.LinePositions(str(store))
+    positions.remember(str(path), 2, 8)
+    written = store.stat().st_ino
+    positions.remember(str(path), 2, 8)  # a position asked for again on an unchanged file
+    assert store.stat().st_ino == written
+    positions.remember(str(path), 1, 4)
+    assert store.stat().st_ino != written  # a new mark is written (atomically: a new file)
+    assert (positions.byte_of(str(path), 1), positions.byte_of(str(path), 2)) == (4, 8)
+
+
 def test_line_starts_and_the_last_line_holding_a_needle(tmp_path: Path) -> None:
     from entire_core import offsets
 

@@ -21,7 +21,6 @@ from entire_core.agent import (
 )
 
 from entire_agent_openai_codex import __version__
-from entire_agent_openai_codex.hooks import HOOK_EVENTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,6 +30,18 @@ if TYPE_CHECKING:
     from entire_core.protocol import AgentSession
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
+
+HOOK_EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "pre-compact": "PreCompact",
+    "post-compact": "PostCompact",
+    "session-end": "SessionEnd",
+    "subagent-start": "SubagentStart",
+    "subagent-stop": "SubagentStop",
+}
+"""Our hook names and the Codex events ``hooks.py`` installs them on, in install order."""
 
 
 class OpenAICodexAgent(

@@ -19,13 +19,14 @@ from entire_core.hookinput import first_text
 from entire_core.jsonvalues import array as items
 from entire_core.jsonvalues import obj
 from entire_core.jsonvalues import objects as dicts
-from entire_core.types import TokenUsage
 from entire_core.validate import is_tool_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
+
+    from entire_core.types import TokenUsage
 
 JSONL = "jsonl"
 LEGACY = "json"
@@ -263,6 +264,8 @@ def usage(messages: Iterable[dict[str, Any]]) -> TokenUsage:
 
     input = input - cached + tool, output = output + thoughts, cache read = cached.
     """
+    from entire_core.types import TokenUsage
+
     total = TokenUsage()
     for message in messages:
         t = obj(message.get("tokens"))

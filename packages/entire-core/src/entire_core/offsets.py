@@ -320,6 +320,8 @@ class LinePositions:
         data = self._load()
         entry = jsonvalues.obj(data.get(key))
         same_file = entry.get("file") == [st.st_dev, st.st_ino]
+        if same_file and jsonvalues.array(entry.get("marks"))[-1:] == [[lines, byte]]:
+            return  # the newest mark already: no rewrite (an atomic write costs two fsyncs)
         kept = [
             m
             for m in jsonvalues.array(entry.get("marks"))

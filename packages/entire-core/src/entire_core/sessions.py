@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from entire_core import MAX_TRANSCRIPT_BYTES, fsutil, validate
+from entire_core import MAX_TRANSCRIPT_BYTES, validate
 from entire_core.errors import AgentError, InvalidInput
 
 TYPE_CHECKING = False
@@ -108,4 +108,6 @@ def write_session(agent: SessionOwner, session: AgentSession) -> None:
     target = restore_target(agent, session)
     if session.native_data is None:
         return
+    from entire_core import fsutil
+
     fsutil.atomic_write(target, session.native_data)

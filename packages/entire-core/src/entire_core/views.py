@@ -38,20 +38,20 @@ import os
 
 from entire_core import offsets
 
-# The tools a ViewFormat cuts with, re-exported: an agent imports ``views`` alone.
-from entire_core.cutting import MARKER as MARKER
-from entire_core.cutting import MIN_KEEP as MIN_KEEP
-from entire_core.cutting import Path as Path
-from entire_core.cutting import StringCutter as StringCutter
-from entire_core.cutting import TextCutter as TextCutter
-from entire_core.cutting import cut_text as cut_text
-from entire_core.cutting import shorten_json as shorten_json
-from entire_core.cutting import shorten_value as shorten_value
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, ClassVar, Protocol
+
+    # The tools a ViewFormat cuts with, re-exported (loaded on first use by ``__getattr__`` below).
+    from entire_core.cutting import MARKER as MARKER
+    from entire_core.cutting import MIN_KEEP as MIN_KEEP
+    from entire_core.cutting import Path as Path
+    from entire_core.cutting import StringCutter as StringCutter
+    from entire_core.cutting import TextCutter as TextCutter
+    from entire_core.cutting import cut_text as cut_text
+    from entire_core.cutting import shorten_json as shorten_json
+    from entire_core.cutting import shorten_value as shorten_value
 
     class ViewOwner(Protocol):
         """What views need of an agent (``entire_core.agent.Agent`` has it)."""
@@ -157,6 +157,20 @@ def _env_int(env: Mapping[str, str], name: str, default: int) -> int:
 
         raise InvalidInput(f"{name} must be a number of bytes, got {value!r}") from None
     return number if number > 0 else default
+
+
+_CUTTING = frozenset(
+    ["MARKER", "MIN_KEEP", "Path", "StringCutter", "TextCutter", "cut_text", "shorten_json", "shorten_value"]
+)
+
+
+def __getattr__(name: str) -> object:
+    """The cutting tools, re-exported so that an agent imports ``views`` alone, loaded only when a record is cut."""
+    if name in _CUTTING:
+        from entire_core import cutting
+
+        return getattr(cutting, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- frames: from view positions to the agent's own, and back -------------------------------------------
@@ -359,11 +373,14 @@ class View:
                 f.truncate(size)
         return True
 
-    def sync(self, native: str | None = None, *, start: int = 0, upto: int | None = None) -> None:
+    def sync(
+        self, native: str | None = None, *, start: int = 0, upto: int | None = None, commit: bool = True
+    ) -> None:
         """Bring the view up to date with ``native`` (the recorded native file when None).
 
         ``start`` is where the session begins in the native file and ``upto`` where to stop (the
         default: its last complete line); a view kept ``upto`` a point does not follow the file later.
+        ``commit=False`` leaves an append's commit (``_save``) to the caller's next step, which must save.
         """
         from entire_core import offsets
 
@@ -406,7 +423,8 @@ class View:
             self._append(native, consumed, end)
         m["native_mark"] = _mark(native, start, int(m["native_end"]))
         self._fit()
-        self._save()
+        if commit:
+            self._save()
 
     def _mirror(self, native: str, st: os.stat_result | None) -> None:
         """A native file in a format the agent does not view: the view is a whole copy of it."""
@@ -507,13 +525,17 @@ class View:
         os.replace(self.next_path, self.path)
 
     def _append(self, native: str, begin: int, end: int) -> None:
-        """Copy native lines ``[begin, end)`` to the view, shortening oversized records, in bounded memory."""
+        """Copy native lines ``[begin, end)`` to the view, shortening oversized records, in bounded memory.
+
+        Every full ``_FLUSH`` of records is committed as it is written; the last, short one is left
+        for the caller to commit with the rest of its update (until then the next call cuts it off).
+        """
         m = self.meta
         record_limit = self.budget.record
         pending: list[bytes] = []
         size = lines = 0
 
-        def flush() -> None:
+        def flush(*, commit: bool) -> None:
             nonlocal size, lines
             if not pending:
                 return
@@ -525,12 +547,17 @@ class View:
             m["view_units"] = int(m["view_units"]) + lines if self.fmt.unit == LINES else m["view_size"]
             pending.clear()
             size = lines = 0
-            self._save()
+            if commit:
+                self._save()
             if int(m["view_size"]) > self.budget.total:
                 self._fit()
 
-        keep = min(max(MIN_KEEP, record_limit // 4), HUGE_KEEP)
-        cutter = (lambda: StringCutter(keep)) if self.fmt.json_records else (lambda: TextCutter(keep))
+        def cutter() -> object:  # only for a record over HUGE_RECORD
+            from entire_core.cutting import MIN_KEEP, StringCutter, TextCutter
+
+            keep = min(max(MIN_KEEP, record_limit // 4), HUGE_KEEP)
+            return StringCutter(keep) if self.fmt.json_records else TextCutter(keep)
+
         for line, stop in offsets.lines_between(native, begin, end, huge=HUGE_RECORD, cutter=cutter):
             if len(line) > record_limit:
                 short = self.fmt.shorten(line.removesuffix(b"\r"), record_limit)
@@ -542,8 +569,8 @@ class View:
             m["native_end"] = stop
             del line
             if size >= _FLUSH:
-                flush()
-        flush()
+                flush(commit=True)
+        flush(commit=False)
         m["native_end"] = max(int(m["native_end"]), begin)
 
     # -- the budget ----------------------------------------------------------------------------------------
@@ -732,9 +759,10 @@ def attach(
     if fmt is None or not native:
         return native
     with View.for_session(agent, fmt, session_id) as view:
-        view.sync(native, start=start, upto=upto)
-        if kind == EventType.TURN_START:
-            view.turn_started()
+        turn_start = kind == EventType.TURN_START
+        view.sync(native, start=start, upto=upto, commit=not turn_start)
+        if turn_start:
+            view.turn_started()  # commits the sync's update with its own
         return view.path
 
 
