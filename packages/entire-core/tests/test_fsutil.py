@@ -43,3 +43,15 @@ def test_a_failure_to_replace_names_the_target_and_leaves_no_debris(tmp_path: Pa
             fsutil.atomic_write(str(target), b"x")
     assert caught.value.filename == str(target)
     assert sorted(os.listdir(tmp_path)) == ["config.json"]
+
+
+def test_only_a_durable_write_fsyncs_its_directory(tmp_path, monkeypatch):
+    from entire_core import fsutil
+
+    synced: list[str] = []
+    monkeypatch.setattr(fsutil, "_fsync_directory", synced.append)
+    fsutil.atomic_write(str(tmp_path / "config.json"), b"{}\n")
+    assert synced == [str(tmp_path)]
+    fsutil.atomic_write(str(tmp_path / "state.json"), b"{}\n", durable=False)
+    assert synced == [str(tmp_path)]
+    assert (tmp_path / "state.json").read_bytes() == b"{}\n"

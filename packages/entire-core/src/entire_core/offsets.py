@@ -329,6 +329,6 @@ class LinePositions:
         ]
         data[key] = {"file": [st.st_dev, st.st_ino], "marks": [*kept[-(self.KEEP - 1) :], [lines, byte]]}
         try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-            fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"))
+            fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"), durable=False)
         except OSError:
             pass  # a cache: losing it costs a slower read, never a wrong one

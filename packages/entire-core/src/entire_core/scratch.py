@@ -67,7 +67,7 @@ class Scratch:
             import json
 
             text = json.dumps(value, separators=(",", ":"))
-        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"))
+        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=False)
 
     def remove(self, kind: str, key: str) -> None:
         """Forget the state for ``key`` (nothing happens when there is none)."""

@@ -319,14 +319,16 @@ class View:
             return {}
         return meta if meta.get("v") == 1 else {}
 
-    def _save(self) -> None:
+    def _save(self, *, durable: bool = False) -> None:
+        """Commit the metadata. Appends need not survive a power loss: the next call copies them again
+        from the native file; a rewrite's commit (``durable``) does, since it names ``<view>.next``."""
         import time
 
         from entire_core import _json, fsutil
 
         self.meta["v"] = 1
         self.meta["touched"] = int(time.time())
-        fsutil.atomic_write(self.meta_path, _json.dumps(self.meta).encode("utf-8"))
+        fsutil.atomic_write(self.meta_path, _json.dumps(self.meta).encode("utf-8"), durable=durable)
 
     @property
     def exists(self) -> bool:
@@ -521,7 +523,7 @@ class View:
         finally:
             os.close(fd)
         self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_units=units)
-        self._save()
+        self._save(durable=True)
         os.replace(self.next_path, self.path)
 
     def _append(self, native: str, begin: int, end: int) -> None:
