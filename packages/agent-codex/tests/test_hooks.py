@@ -218,3 +218,9 @@ def test_an_install_without_windows_commands_is_upgraded(agent: OpenAICodexAgent
     # The file was rewritten by hand after our install, so the record no longer holds: only our
     # handlers go, and the file stays the user's.
     assert json.loads(path.read_text()) == {"hooks": {}}
+
+
+def test_the_agents_hook_names_are_the_hooks_install_writes() -> None:
+    from entire_agent_openai_codex import hooks
+
+    assert OpenAICodexAgent.hook_names == tuple(hooks.HOOK_EVENTS)

@@ -31,18 +31,6 @@ if TYPE_CHECKING:
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
-HOOK_EVENTS = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "stop": "Stop",
-    "pre-compact": "PreCompact",
-    "post-compact": "PostCompact",
-    "session-end": "SessionEnd",
-    "subagent-start": "SubagentStart",
-    "subagent-stop": "SubagentStop",
-}
-"""Our hook names and the Codex events ``hooks.py`` installs them on, in install order."""
-
 
 class OpenAICodexAgent(
     HookSupport,
@@ -63,7 +51,10 @@ class OpenAICodexAgent(
     version = __version__
     protected_dirs = (".codex",)
     session_file_suffix = ".jsonl"
-    hook_names = tuple(HOOK_EVENTS)
+    # The order ``hooks.HOOK_EVENTS`` installs them in (a test holds the two together); spelled out here so
+    # that ``info`` and every hook need not load the config module.
+    hook_names = ("session-start", "user-prompt-submit", "stop", "pre-compact", "post-compact", "session-end",
+                  "subagent-start", "subagent-stop")  # fmt: skip
     commands: ClassVar[Mapping[str, Command]] = {
         "doctor": Command(
             "entire_agent_openai_codex.doctor:doctor", "report whether Codex runs Entire's hooks here"

@@ -7,8 +7,7 @@ install records (uninstall takes out exactly what install created); this module 
 groups, how our handlers are recognised and the shape Codex accepts. Codex skips hooks that the user
 has not trusted without a word; ``doctor`` reports that and ``trust`` fixes it, never install.
 
-``HOOK_EVENTS`` lives in ``agent.py`` (which every call loads, and which loads this module only to
-install); everything heavy is imported where it is used. What the payloads of these hooks mean is ``events.py``'s job.
+Everything heavy is imported where it is used. What the payloads of these hooks mean is ``events.py``'s job.
 """
 
 from __future__ import annotations
@@ -18,14 +17,24 @@ import os
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
-from entire_agent_openai_codex.agent import HOOK_EVENTS as HOOK_EVENTS
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
     from entire_core.hookfile import HookGroupsFile
+
+HOOK_EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "pre-compact": "PreCompact",
+    "post-compact": "PostCompact",
+    "session-end": "SessionEnd",
+    "subagent-start": "SubagentStart",
+    "subagent-stop": "SubagentStop",
+}
+"""Our hook names and the Codex events we install them on, in install order."""
 
 HOOKS_FILE = os.path.join(".codex", "hooks.json")
 TOP_LEVEL_KEYS = frozenset(["hooks", "description"])
