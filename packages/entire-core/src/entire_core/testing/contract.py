@@ -117,6 +117,25 @@ class AgentContract:
 
     # -- info -----------------------------------------------------------------------------------------------
 
+    def test_console_entry_point_runs_this_agent(
+        self, env: Env, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The package's ``__main__.main`` (the console script's target) dispatches for this agent class."""
+        import importlib
+        import sys
+
+        package = self.agent_cls.__module__.rpartition(".")[0]
+        try:
+            main = importlib.import_module(package + ".__main__").main
+        except (ModuleNotFoundError, AttributeError):
+            pytest.skip(f"{self.agent_cls.name} is not a package with a __main__.main (a test's own agent)")
+        for key, value in env.sandbox.env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setattr(sys, "argv", [f"entire-agent-{self.agent_cls.name}", "info"])
+        capfd.readouterr()
+        assert main() == 0
+        assert json.loads(capfd.readouterr().out)["name"] == self.agent_cls.name
+
     def test_info(self, env: Env) -> None:
         info = env.call("info")
         cls = self.agent_cls
