@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import os
 
-from entire_agent_google_gemini import paths
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.offsets import LinePositions
@@ -78,6 +76,8 @@ def _healthy(data: bytes) -> bool:
 
 def _sibling(path: str, session_id: str | None) -> bytes | None:
     """A healthy chat file of the same session next to ``path`` (the real one behind a stray file)."""
+    from entire_agent_google_gemini import paths
+
     name = os.path.basename(path)
     if not name.startswith(paths.SESSION_PREFIX):
         return None

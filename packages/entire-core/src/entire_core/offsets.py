@@ -310,7 +310,7 @@ class LinePositions:
 
     def remember(self, path: str, lines: int, byte: int) -> None:
         """Note that the first ``lines`` complete lines of ``path`` end at ``byte`` (best effort)."""
-        from entire_core import _json, fsutil, jsonvalues
+        from entire_core import jsonvalues
 
         try:
             st = os.stat(path)
@@ -328,6 +328,8 @@ class LinePositions:
             if same_file and jsonvalues.array(m)[:1] != [lines]
         ]
         data[key] = {"file": [st.st_dev, st.st_ino], "marks": [*kept[-(self.KEEP - 1) :], [lines, byte]]}
+        from entire_core import _json, fsutil  # only when there is something new to write
+
         try:  # noqa: SIM105 - contextlib would be one more import on the hook path
             fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"), durable=False)
         except OSError:

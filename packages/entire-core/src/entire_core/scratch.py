@@ -25,15 +25,21 @@ def path_key(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
+def directory(repo_root: str, agent_name: str) -> str:
+    """``<repo>/.entire/tmp/entire-agent-<name>``: inside Entire's git-ignored scratch directory.
+
+    Also where the protocol's sessions live by default (``sessions.default_session_dir``).
+    """
+    return os.path.join(repo_root, ".entire", "tmp", f"entire-agent-{agent_name}")
+
+
 class Scratch:
     """The scratch directory of one agent in one repository."""
 
     __slots__ = ("directory",)
 
     def __init__(self, repo_root: str, agent_name: str) -> None:
-        from entire_core import sessions
-
-        self.directory = sessions.default_session_dir(repo_root, agent_name)
+        self.directory = directory(repo_root, agent_name)
 
     def path(self, name: str) -> str:
         """A file or directory of this scratch area named by the agent (a validated id, a fixed name)."""

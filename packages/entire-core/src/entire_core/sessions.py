@@ -30,7 +30,9 @@ _MAX_NATIVE_DATA = MAX_TRANSCRIPT_BYTES * 3 // 4
 
 def default_session_dir(repo_path: str, agent_name: str) -> str:
     """``<repo>/.entire/tmp/entire-agent-<name>``: inside Entire's git-ignored scratch directory."""
-    return os.path.join(repo_path, ".entire", "tmp", f"entire-agent-{agent_name}")
+    from entire_core import scratch
+
+    return scratch.directory(repo_path, agent_name)
 
 
 def read_transcript_file(session_ref: str) -> bytes:
