@@ -13,12 +13,12 @@ import sys
 
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 of ``data`` as 64 lowercase hex digits, as ``hashlib.sha256(data).hexdigest()``."""
+    # Named at run time: which C module holds it depends on the Python version (3.11 has only _sha256),
+    # and a static import of the other would read as a missing requirement to the release checks.
+    builtin = "_sha2" if sys.version_info >= (3, 12) else "_sha256"
     try:
-        if sys.version_info >= (3, 12):
-            from _sha2 import sha256  # pyright: ignore
-        else:
-            from _sha256 import sha256  # pyright: ignore
-    except ImportError:
+        sha256 = __import__(builtin).sha256
+    except (ImportError, AttributeError):
         from hashlib import sha256
     digest: str = sha256(data).hexdigest()  # pyright: ignore
     return digest
