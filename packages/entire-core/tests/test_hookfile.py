@@ -77,3 +77,19 @@ def test_a_top_level_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a JSON object"):
         hooks.install()
     assert path.read_text() == "[]\n"
+
+
+def test_read_json_object_tells_missing_blank_broken_and_not_an_object_apart(tmp_path: Path) -> None:
+    from entire_core.config.json import read_json_object
+
+    path = tmp_path / "settings.json"
+    assert read_json_object(str(path), comments=True) is None
+    path.write_text("  \n")
+    assert read_json_object(str(path), comments=True) == {}
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1 // mine\n}')
+    assert read_json_object(str(path), comments=True) == {"a": 1}
+    with pytest.raises(ConfigError, match=r"^cannot parse .*settings\.json"):
+        read_json_object(str(path), comments=False)
+    path.write_text("[1]")
+    with pytest.raises(ConfigError, match="top level is not a JSON object"):
+        read_json_object(str(path), comments=True)

@@ -51,13 +51,14 @@ def _layers(agent: GeminiAgent) -> list[tuple[str, str]]:
 
 def check_settings(report: Report, agent: GeminiAgent) -> dict[str, dict[str, Any]]:
     """Parse every layer; a layer that does not parse is a failure (Gemini refuses it too)."""
+    from entire_core.config.json import read_json_object
     from entire_core.errors import ConfigError
 
     parsed: dict[str, dict[str, Any]] = {}
     failed = False
     for layer, path in _layers(agent):
         try:
-            value = hooks.read_settings(path)
+            value = read_json_object(path, comments=True)
         except ConfigError as exc:
             report.fail(
                 f"{layer} settings: {exc}", f"edit {path} until it is valid JSON (Gemini refuses it too)"
@@ -181,10 +182,11 @@ def _trust_file(agent: GeminiAgent) -> str:
 
 
 def _trust_rules(agent: GeminiAgent) -> dict[str, str]:
+    from entire_core.config.json import read_json_object
     from entire_core.errors import ConfigError
 
     try:
-        data = hooks.read_settings(_trust_file(agent))
+        data = read_json_object(_trust_file(agent), comments=True)
     except ConfigError:
         return {}
     return {k: str(v) for k, v in (data or {}).items()}

@@ -135,33 +135,10 @@ def settings_file(project_root: str, agent_name: str, env: Mapping[str, str]) ->
     )
 
 
-def read_settings(path: str) -> dict[str, Any] | None:
-    """A settings file parsed as JSONC; None when missing. ConfigError when it does not parse."""
-    from entire_core.config.json import parse_json_text
-    from entire_core.errors import ConfigError
-
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-    if not text.strip():
-        return {}
-    try:
-        value = parse_json_text(text, comments=True)
-    except ConfigError as exc:
-        raise ConfigError(f"cannot parse {path}: {exc}") from None
-    settings = obj(value)
-    if settings is not value:
-        raise ConfigError(f"{path}: the settings are not a JSON object")
-    return settings
-
-
 def installed(project_root: str, agent_name: str) -> dict[str, list[dict[str, Any]]]:
     """Our handlers per Gemini event in the project settings (events without ours left out)."""
     from entire_core import hooks
+    from entire_core.config.json import read_json_object
 
-    root = read_settings(paths.project_settings(project_root)) or {}
+    root = read_json_object(paths.project_settings(project_root), comments=True) or {}
     return hooks.installed_groups(obj(root.get("hooks")), lambda entry: is_ours(entry, agent_name))

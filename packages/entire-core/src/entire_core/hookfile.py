@@ -184,23 +184,10 @@ class HookGroupsFile:
 
     def read(self) -> dict[str, Any] | None:
         """The file parsed (``{}`` when blank); None when missing. ConfigError when it does not parse."""
-        from entire_core.config.json import parse_json_text
-        from entire_core.errors import ConfigError
+        from entire_core.config.json import read_json_object
 
-        try:
-            with open(self.path, encoding="utf-8-sig") as f:
-                text = f.read()
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read {self.path}: {exc}") from None
-        if not text.strip():
-            return {}
-        try:
-            value = parse_json_text(text, comments=self.comments)
-        except ConfigError as exc:
-            raise ConfigError(f"cannot parse {self.path}: {exc}") from None
-        return self._root(value)
+        root = read_json_object(self.path, comments=self.comments)
+        return None if root is None else self._root(root)
 
     def installed(self) -> dict[str, list[Any]]:
         """Our handlers per event (events without ours left out); ConfigError for a broken file."""

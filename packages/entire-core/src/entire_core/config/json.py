@@ -93,3 +93,28 @@ def edit_json(
 def parse_json_text(text: str, *, comments: bool) -> Any:
     """Parse JSON (or JSONC when ``comments``) into plain data, exactly as ``edit_json`` reads files."""
     return Parser(text.removeprefix("\ufeff"), comments).document().value
+
+
+def read_json_object(path: str, *, comments: bool) -> dict[str, Any] | None:
+    """A JSON (or JSONC) file whose top level is an object, for reading only: None when it is missing,
+    ``{}`` when it is blank; ConfigError naming the file when it cannot be read, does not parse or is
+    not an object."""
+    from entire_core.errors import ConfigError
+
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        value = parse_json_text(text, comments=comments)
+    except ConfigError as exc:
+        raise ConfigError(f"cannot parse {path}: {exc}") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: the top level is not a JSON object")
+    found: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    return found
