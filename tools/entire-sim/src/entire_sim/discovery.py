@@ -8,21 +8,10 @@ import os
 import sys
 from typing import Any
 
+from entire_core.testing.cases import BUILTIN_NAMES
+
 from entire_sim.plugin import CallFailed, Plugin
 
-BUILTIN_AGENTS = frozenset(
-    [
-        "claude-code",
-        "codex",
-        "gemini",
-        "gemini-cli",
-        "cursor",
-        "opencode",
-        "copilot-cli",
-        "factoryai-droid",
-        "pi",
-    ]
-)
 PREFIX = "entire-agent-"
 _STRIPPED_SUFFIXES = (".exe", ".bat", ".cmd", ".com")
 
@@ -79,7 +68,7 @@ def discover(path_value: str, repo_root: str | None, env: dict[str, str]) -> Dis
     found, result.warnings = candidates(path_value)
     runnable: list[Plugin] = []
     for name, path in found:
-        if name in BUILTIN_AGENTS:
+        if name in BUILTIN_NAMES:
             result.shadowed.append(name)
             result.warnings.append(
                 f"{path}: {name!r} is a built-in agent; the plugin is ignored and never executed"
@@ -118,7 +107,7 @@ def find(name: str, path_value: str, repo_root: str | None, env: dict[str, str])
     """The named lookup (``exec.LookPath("entire-agent-NAME")``) the CLI uses for ``--agent NAME``."""
     if "/" in name or "\\" in name:
         raise LookupError(f"invalid agent name {name!r}")
-    if name in BUILTIN_AGENTS:
+    if name in BUILTIN_NAMES:
         raise LookupError(f"{name!r} is a built-in agent name; a plugin with it is never executed")
     for candidate, path in candidates(path_value)[0]:
         if candidate == name and os.access(path, os.X_OK) and not os.path.isdir(path):
