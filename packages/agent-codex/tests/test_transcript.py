@@ -255,11 +255,19 @@ def test_prepare_waits_until_the_announced_turn_is_flushed(
     assert not list((repo / ".entire" / "tmp" / "entire-agent-openai-codex").iterdir())  # the note is gone
 
 
-def test_prepare_gives_up_after_its_bound(tmp_path: Path) -> None:
+def test_prepare_gives_up_after_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = rollout(tmp_path, meta(), line("event_msg", {"type": "task_started", "turn_id": "turn-9"}))
-    started = time.monotonic()
-    assert not turn_end.wait_for_turn_end(str(path), "turn-9", "never written", timeout=0.2)
-    assert time.monotonic() - started < 5
+    clock = [1000.0]  # a fake clock: the bound is checked, never waited for
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(time, "sleep", sleep)
+    assert not turn_end.wait_for_turn_end(str(path), "turn-9", "never written", timeout=2.0)
+    assert 2.0 <= sum(slept) < 2.1 and max(slept) <= 0.1  # it polled up to the bound, in short naps
     assert turn_end.wait_for_turn_end(str(path), "", "", timeout=0)  # nothing announced: nothing to wait for
 
 
