@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from agent_scripts import InstalledAgent, installed_agents
 from entire_core.testing.pytest_plugin import Imports, heavy
-from entire_core.testing.runner import Sandbox
+from entire_core.testing.runner import Sandbox, imported_modules, importtime_modules
 
 AGENTS = installed_agents()
 
@@ -44,13 +43,7 @@ INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio
 def test_info_imports_only_the_dispatcher_and_its_handler(
     agent: InstalledAgent, imports: Imports, sandbox: Sandbox
 ) -> None:
-    interpreter = Path(agent.script).read_text(encoding="utf-8").splitlines()[0].removeprefix("#!").strip()
-    proc = subprocess.run([interpreter, "-X", "importtime", "-c", f"import {agent.cls.__module__}"],
-                          capture_output=True, cwd=sandbox.repo, env=sandbox.env, timeout=60, check=True)  # fmt: skip
-    lines = proc.stderr.decode(errors="replace").splitlines()
-    before = {
-        line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line
-    }
+    before = imported_modules(Path(agent.script), [], sandbox, code=f"import {agent.cls.__module__}")
     extra = imports(Path(agent.script), "info") - before
     assert {m for m in extra if not m.startswith(agent.cls.__module__.split(".")[0])} == INFO_NEEDS
 
@@ -85,10 +78,7 @@ def _calls_of_replayed_session(
     def run_and_note(self: Plugin, subcommand: str, *args: str, **kwargs: object) -> Call:
         self.base_env = {**self.base_env, "PYTHONPROFILEIMPORTTIME": "1"}  # the replay's own environment
         call = run(self, subcommand, *args, **kwargs)  # pyright: ignore[reportArgumentType]
-        lines = call.stderr.decode(errors="replace").splitlines()
-        seen.append(
-            (subcommand, {ln.rsplit("|", 1)[1].strip() for ln in lines if ln.startswith("import time:")})
-        )
+        seen.append((subcommand, importtime_modules(call.stderr)))
         return call
 
     monkeypatch.setattr(Plugin, "run", run_and_note)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from entire_core.testing.pytest_plugin import Imports, heavy
-from entire_core.testing.runner import Sandbox
+from entire_core.testing.runner import Sandbox, imported_modules
 
 HOT = [
     (["info"], b""),
@@ -40,16 +38,6 @@ def test_validating_subcommands_do_import_pydantic(sample_script: Path, imports:
     assert "pydantic" in imports(sample_script, "read-session", stdin=stdin)
 
 
-def _modules_of(code: str, sandbox: Sandbox) -> set[str]:
-    """The modules ``python -c code`` imports, start-up included (the same measurement, without a script)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True,
-                          cwd=sandbox.repo, env=sandbox.env, timeout=60, check=True)  # fmt: skip
-    lines = proc.stderr.decode(errors="replace").splitlines()
-    return {
-        line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line
-    }
-
-
 # What each hot subcommand may load beyond the interpreter's start-up and the agent's own module:
 # the dispatcher, its handler module and the small pieces that handler uses. No json, re, enum,
 # typing, dataclasses or pathlib: each of those costs a share of python's own start-up.
@@ -68,6 +56,6 @@ NEEDED = {
 def test_info_and_position_import_only_what_they_need(
     sample_script: Path, imports: Imports, sandbox: Sandbox, args: list[str]
 ) -> None:
-    before = _modules_of("import entire_core.testing.sample_agent", sandbox)
+    before = imported_modules(sample_script, [], sandbox, code="import entire_core.testing.sample_agent")
     extra = imports(sample_script, *args) - before
     assert extra == NEEDED[args[0]]

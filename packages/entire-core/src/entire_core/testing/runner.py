@@ -194,19 +194,34 @@ The OS lock primitives (``fcntl``, ``msvcrt``) are not here: they are small C mo
 ``entire_core.locks`` uses them on the hook path."""
 
 
-def imported_modules(script: Path, args: list[str], sandbox: Sandbox, *, stdin: bytes = b"") -> set[str]:
-    """Every module a console script run imports, from ``python -X importtime``."""
-    interpreter = script.read_text(encoding="utf-8").splitlines()[0].removeprefix("#!").strip()
-    proc = subprocess.run(
-        [interpreter, "-X", "importtime", str(script), *args],
-        input=stdin, capture_output=True, cwd=sandbox.repo, env=sandbox.env, timeout=60, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+def importtime_modules(stderr: bytes) -> set[str]:
+    """The modules named in ``python -X importtime`` output (``PYTHONPROFILEIMPORTTIME=1`` writes the same)."""
     modules: set[str] = set()
-    for line in proc.stderr.decode(errors="replace").splitlines():
+    for line in stderr.decode(errors="replace").splitlines():
         if line.startswith("import time:") and "|" in line:
             modules.add(line.rsplit("|", 1)[1].strip())
     return modules
+
+
+def interpreter_of(script: Path) -> str:
+    """The interpreter a console script's ``#!`` line names."""
+    return script.read_text(encoding="utf-8").splitlines()[0].removeprefix("#!").strip()
+
+
+def imported_modules(
+    script: Path, args: list[str], sandbox: Sandbox, *, stdin: bytes = b"", code: str | None = None
+) -> set[str]:
+    """Every module a console script run imports, from ``python -X importtime``.
+
+    With ``code``, the script's interpreter runs ``python -c code`` instead (a baseline to subtract).
+    """
+    command = ["-c", code] if code is not None else [str(script), *args]
+    proc = subprocess.run(
+        [interpreter_of(script), "-X", "importtime", *command],
+        input=stdin, capture_output=True, cwd=sandbox.repo, env=sandbox.env, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    return importtime_modules(proc.stderr)
 
 
 def heavy_imports(modules: set[str]) -> set[str]:
