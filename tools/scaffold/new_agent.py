@@ -100,7 +100,7 @@ def pyproject(n: dict[str, str], core_requirement: str) -> dict[str, object]:
                 "Issues": f"{PUBLISHER_URL}/issues",
                 "Source": f"{PUBLISHER_URL}/tree/main/packages/agent-{n['name']}",
             },
-            "scripts": {n["dist"]: f"{n['module']}.__main__:main"},
+            "scripts": {n["dist"]: f"{n['module']}:main"},
             "entry-points": {"entire.agents": {n["name"]: f"{n['module']}.agent:{n['cls']}"}},
         },
         "tool": {"uv": {"sources": {CORE: {"workspace": True}}}},

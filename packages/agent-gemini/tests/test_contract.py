@@ -144,9 +144,7 @@ class TestGeminiContractBlackBox(TestGeminiContract):
     """The same standard tests with one real process per call, as the Entire CLI runs the plugin."""
 
     script = str(
-        write_launcher(
-            Path(__file__).parent / ".bin", "google-gemini", "entire_agent_google_gemini.__main__:main"
-        )
+        write_launcher(Path(__file__).parent / ".bin", "google-gemini", "entire_agent_google_gemini:main")
     )
 
 

@@ -40,7 +40,7 @@ HOT: list[tuple[list[str], bytes]] = [
 
 @pytest.fixture
 def script(launcher: Callable[[str, str], Path]) -> Path:
-    return launcher("google-gemini", "entire_agent_google_gemini.__main__:main")
+    return launcher("google-gemini", "entire_agent_google_gemini:main")
 
 
 @pytest.mark.parametrize(("args", "stdin"), HOT, ids=[f"{a[0]}-{i}" for i, (a, _) in enumerate(HOT)])

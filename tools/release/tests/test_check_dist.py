@@ -55,13 +55,13 @@ Project-URL: Homepage, https://example.org/zed
 Project-URL: Issues, https://example.org/zed/issues
 Description-Content-Type: text/markdown"""
 FILES = {
-    "entire_agent_zed/__init__.py": '__version__ = "0.1.0"\n',
-    "entire_agent_zed/__main__.py": "def main() -> int:\n    return 0\n",
+    "entire_agent_zed/__init__.py": '__version__ = "0.1.0"\n\n\ndef main() -> int:\n    return 0\n',
+    "entire_agent_zed/__main__.py": "from entire_agent_zed import main\n",
     "entire_agent_zed/agent.py": "class ZedAgent:\n    name = 'zed'\n",
     "entire_agent_zed/py.typed": "",
 }
 ENTRY_POINTS = """[console_scripts]
-entire-agent-zed = entire_agent_zed.__main__:main
+entire-agent-zed = entire_agent_zed:main
 
 [entire.agents]
 zed = entire_agent_zed.agent:ZedAgent

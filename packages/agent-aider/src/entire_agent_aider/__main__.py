@@ -1,10 +1,6 @@
-def main() -> int:
-    from entire_core.cli import run
+"""``python -m entire_agent_aider``: the same as the ``entire-agent-aider`` console script."""
 
-    from .agent import AiderAgent
-
-    return run(AiderAgent)
-
+from entire_agent_aider import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

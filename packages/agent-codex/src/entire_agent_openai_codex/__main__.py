@@ -1,14 +1,6 @@
-"""Console entry point of ``entire-agent-openai-codex``."""
+"""``python -m entire_agent_openai_codex``: the same as the ``entire-agent-openai-codex`` console script."""
 
-
-def main() -> int:
-    """Run one protocol subcommand or human command."""
-    from entire_core.cli import run
-
-    from entire_agent_openai_codex.agent import OpenAICodexAgent
-
-    return run(OpenAICodexAgent)
-
+from entire_agent_openai_codex import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

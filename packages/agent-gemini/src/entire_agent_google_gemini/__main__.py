@@ -1,14 +1,6 @@
-"""Console entry point: ``entire-agent-google-gemini <subcommand>``."""
+"""``python -m entire_agent_google_gemini``: the same as the ``entire-agent-google-gemini`` console script."""
 
-
-def main() -> int:
-    """Run one protocol subcommand (or a human command) for Gemini CLI."""
-    from entire_core.cli import run
-
-    from entire_agent_google_gemini.agent import GeminiAgent
-
-    return run(GeminiAgent)
-
+from entire_agent_google_gemini import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

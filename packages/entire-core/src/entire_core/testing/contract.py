@@ -120,18 +120,18 @@ class AgentContract:
     def test_console_entry_point_runs_this_agent(
         self, env: Env, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """The package's ``__main__.main`` (the console script's target) dispatches for this agent class."""
-        import importlib
+        """The installed ``entire-agent-<name>`` console script's target dispatches for this agent class."""
         import sys
+        from importlib.metadata import entry_points
 
-        package = self.agent_cls.__module__.rpartition(".")[0]
-        try:
-            main = importlib.import_module(package + ".__main__").main
-        except (ModuleNotFoundError, AttributeError):
-            pytest.skip(f"{self.agent_cls.name} is not a package with a __main__.main (a test's own agent)")
+        script = f"entire-agent-{self.agent_cls.name}"
+        found = [e for e in entry_points(group="console_scripts") if e.name == script]
+        if not found:
+            pytest.skip(f"no installed console script {script} (a test's own agent)")
+        main = found[0].load()
         for key, value in env.sandbox.env.items():
             monkeypatch.setenv(key, value)
-        monkeypatch.setattr(sys, "argv", [f"entire-agent-{self.agent_cls.name}", "info"])
+        monkeypatch.setattr(sys, "argv", [script, "info"])
         capfd.readouterr()
         assert main() == 0
         assert json.loads(capfd.readouterr().out)["name"] == self.agent_cls.name
