@@ -46,7 +46,7 @@ NEEDED = {
              "entire_core.commands.basic", "entire_core._json"},
     "get-transcript-position": {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio",
                                 "entire_core.commands", "entire_core.commands.transcript", "entire_core._json",
-                                "entire_core.errors", "entire_core.validate"},
+                                "entire_core.validate"},
 }  # fmt: skip
 
 

@@ -24,12 +24,14 @@ BAD_SESSION_IDS = ["", " ", "..", ".", "a/b", "a\\b", "../etc", "C:", "c:x", "x:
 @pytest.mark.parametrize("value", GOOD_SESSION_IDS)
 def test_good_session_ids(value: str) -> None:
     assert validate.session_id(value) == value
+    assert validate.is_session_id(value)
 
 
 @pytest.mark.parametrize("value", BAD_SESSION_IDS)
 def test_bad_session_ids(value: str) -> None:
     with pytest.raises(InvalidInput):
         validate.session_id(value)
+    assert not validate.is_session_id(value)
 
 
 @pytest.mark.parametrize("value", ["", "abc", "toolu_01-X"])

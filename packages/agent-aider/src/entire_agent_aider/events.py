@@ -87,14 +87,8 @@ def _history_file(value: str, repo_root: str) -> str:
 def _session(value: str) -> str:
     # Our own payload's launcher session id: one that is not a valid id is no claim at all.
     from entire_core import validate
-    from entire_core.errors import InvalidInput
 
-    if not value:
-        return ""
-    try:
-        return validate.session_id(value)
-    except InvalidInput:
-        return ""
+    return value if value and validate.is_session_id(value) else ""
 
 
 def _is_count(value: object) -> bool:

@@ -192,8 +192,6 @@ class OpenAICodexAgent(
 
     def prepare_transcript(self, session_ref: str) -> None:
         """Wait, bounded, until the rollout holds the end of the turn the Stop hook announced."""
-        from entire_core.errors import AgentError
-
         from entire_agent_openai_codex import state, turn_end
 
         expected = state.pending_turn_end(self, session_ref)
@@ -203,6 +201,8 @@ class OpenAICodexAgent(
         if done and expected:
             state.clear_turn_end(self, session_ref)
         if not os.path.exists(session_ref):
+            from entire_core.errors import AgentError
+
             raise AgentError(f"Codex has not written the rollout {session_ref} (yet)")
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:

@@ -45,19 +45,10 @@ def spawned_threads(lines: Iterable[bytes]) -> list[str]:
     return list(children)
 
 
-def _safe_thread_id(value: str) -> bool:
-    from entire_core import validate
-    from entire_core.errors import InvalidInput
-
-    try:
-        validate.tool_id(value, "thread id")
-    except InvalidInput:
-        return False
-    return bool(value)
-
-
 def subagent_rollouts(lines: Iterable[bytes], env: Mapping[str, str], near: str) -> list[str]:
     """Rollout paths of every subagent spawned in ``lines`` and, recursively, of their subagents."""
+    from entire_core import validate
+
     from entire_agent_openai_codex import paths
 
     found: list[str] = []
@@ -65,7 +56,7 @@ def subagent_rollouts(lines: Iterable[bytes], env: Mapping[str, str], near: str)
     frontier = [(thread, 1) for thread in spawned_threads(lines)]
     while frontier:
         thread, depth = frontier.pop(0)
-        if thread in seen or not _safe_thread_id(thread) or depth > MAX_SUBAGENT_DEPTH:
+        if thread in seen or not validate.is_tool_id(thread) or depth > MAX_SUBAGENT_DEPTH:
             continue
         seen.add(thread)
         path = paths.find_rollout(thread, env, near=near)

@@ -125,10 +125,10 @@ class GeminiAgent(
 
     def read_transcript(self, session_ref: str) -> bytes:
         """The chat as ``_read`` gives it; the dispatcher checks the path and the size limit."""
-        from entire_core.errors import AgentError
-
         data = self._read(session_ref)
         if data is None:
+            from entire_core.errors import AgentError
+
             raise AgentError(f"transcript {session_ref} does not exist")
         return data
 

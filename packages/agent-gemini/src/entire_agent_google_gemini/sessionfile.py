@@ -194,10 +194,11 @@ def prepare(path: str, scratch: Scratch) -> None:
     The Entire CLI requires the file to exist after this; the copy is what a later read falls back to.
     """
     from entire_core import fsutil
-    from entire_core.errors import AgentError
 
     best = read(path, scratch)
     if best is None:
+        from entire_core.errors import AgentError
+
         raise AgentError(f"transcript {path} does not exist and no copy of it was kept")
     if not _healthy(best):
         return  # not a Gemini chat file we can vouch for; leave it alone

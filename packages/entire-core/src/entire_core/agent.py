@@ -173,10 +173,23 @@ class Agent:
         raise NotImplementedError
 
     def read_transcript(self, session_ref: str) -> bytes:
-        """The transcript's bytes, exactly as stored (``read-transcript``)."""
-        from entire_core import sessions
+        """The transcript's bytes, exactly as stored (``read-transcript``).
 
-        return sessions.read_transcript_file(session_ref)
+        A file over the CLI's 10 MiB answer limit is an error, never cut short.
+        """
+        from entire_core import validate
+
+        validate.external_path(session_ref, "session_ref")
+        with open(session_ref, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_TRANSCRIPT_BYTES:
+                from entire_core.errors import AgentError
+
+                raise AgentError(
+                    f"transcript {session_ref} is {size} bytes, over the Entire CLI's "
+                    f"{MAX_TRANSCRIPT_BYTES}-byte limit for one answer"
+                )
+            return f.read(MAX_TRANSCRIPT_BYTES + 1)
 
     def chunk_transcript(self, content: bytes, max_size: int) -> list[bytes]:
         """Split a transcript into pieces of at most ``max_size`` bytes (``chunk-transcript``)."""

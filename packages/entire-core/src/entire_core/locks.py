@@ -13,8 +13,6 @@ import os
 import sys
 import time
 
-from entire_core.errors import AgentError
-
 WAIT_SECONDS = 10.0
 
 
@@ -34,6 +32,8 @@ class exclusive:  # lower case: used like contextlib.suppress, as a context mana
             if time.monotonic() > deadline:
                 os.close(self._fd)
                 self._fd = -1
+                from entire_core.errors import AgentError
+
                 raise AgentError(f"timed out after {self.wait:.0f}s waiting for the lock {self.path}")
             time.sleep(0.01)
         return self

@@ -35,19 +35,6 @@ def default_session_dir(repo_path: str, agent_name: str) -> str:
     return scratch.directory(repo_path, agent_name)
 
 
-def read_transcript_file(session_ref: str) -> bytes:
-    """The bytes of a transcript file; one over the CLI's 10 MiB limit is an error, never cut short."""
-    validate.external_path(session_ref, "session_ref")
-    with open(session_ref, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size > MAX_TRANSCRIPT_BYTES:
-            raise AgentError(
-                f"transcript {session_ref} is {size} bytes, over the Entire CLI's "
-                f"{MAX_TRANSCRIPT_BYTES}-byte limit for one answer"
-            )
-        return f.read(MAX_TRANSCRIPT_BYTES + 1)
-
-
 def read_session(agent: SessionOwner, hook_input: HookInput) -> AgentSession:
     """The session a hook input names, with its transcript bytes when the file exists."""
     from entire_core.protocol import AgentSession

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 
-from entire_core.errors import InvalidInput
-
 _SESSION_ID_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _SESSION_ID_CHARS = _SESSION_ID_FIRST | frozenset("._-")
 _TOOL_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -22,6 +20,13 @@ _WINDOWS_DEVICES = frozenset(
 _MAX_ID_LENGTH = 255
 
 
+def _invalid(message: str) -> Exception:
+    # Imported here: valid input (every hook's) never needs the error classes.
+    from entire_core.errors import InvalidInput
+
+    return InvalidInput(message)
+
+
 def session_id(value: str) -> str:
     """Return ``value`` if it is a session id the CLI accepts and one of our agents could have made.
 
@@ -31,32 +36,42 @@ def session_id(value: str) -> str:
     OS, never a flag (it starts with a letter or digit) and needs no quoting in any shell, which keeps
     the resume commands we print safe to paste.
     """
+    problem = _session_id_problem(value)
+    if problem:
+        raise _invalid(problem)
+    return value
+
+
+def is_session_id(value: str) -> bool:
+    """Whether ``session_id`` accepts ``value``: for ids that are only a hint when valid."""
+    return not _session_id_problem(value)
+
+
+def _session_id_problem(value: str) -> str:
     if not value or not value.strip():
-        raise InvalidInput("session id is empty")
+        return "session id is empty"
     if len(value) > _MAX_ID_LENGTH:
-        raise InvalidInput(f"session id is longer than {_MAX_ID_LENGTH} characters")
+        return f"session id is longer than {_MAX_ID_LENGTH} characters"
     bad = next((c for c in value if c not in _SESSION_ID_CHARS), None)
     if bad is not None:
-        raise InvalidInput(
-            f"session id {value!r} contains {bad!r}: only letters, digits, '.', '_' and '-' are allowed"
-        )
+        return f"session id {value!r} contains {bad!r}: only letters, digits, '.', '_' and '-' are allowed"
     if value[0] not in _SESSION_ID_FIRST:
-        raise InvalidInput(f"session id {value!r} must start with a letter or a digit")
+        return f"session id {value!r} must start with a letter or a digit"
     if ".." in value:
-        raise InvalidInput(f"session id {value!r} contains a relative path component")
+        return f"session id {value!r} contains a relative path component"
     if value.endswith("."):
-        raise InvalidInput(f"session id {value!r} ends with a dot, which Windows drops from file names")
+        return f"session id {value!r} ends with a dot, which Windows drops from file names"
     if value.split(".", 1)[0].upper() in _WINDOWS_DEVICES:
-        raise InvalidInput(f"session id {value!r} is a reserved device name on Windows")
-    return value
+        return f"session id {value!r} is a reserved device name on Windows"
+    return ""
 
 
 def tool_id(value: str, what: str = "tool_use_id") -> str:
     """Return ``value`` if it is empty or matches ``[A-Za-z0-9_-]+`` (tool-use and subagent ids)."""
     if len(value) > _MAX_ID_LENGTH:
-        raise InvalidInput(f"{what} is longer than {_MAX_ID_LENGTH} characters")
+        raise _invalid(f"{what} is longer than {_MAX_ID_LENGTH} characters")
     if not _TOOL_ID_CHARS.issuperset(value):
-        raise InvalidInput(f"{what} {value!r} may only contain letters, digits, '_' and '-'")
+        raise _invalid(f"{what} {value!r} may only contain letters, digits, '_' and '-'")
     return value
 
 
@@ -76,9 +91,9 @@ def model_name(value: str) -> str:
     CLI must not carry any of them.
     """
     if len(value) > _MAX_ID_LENGTH:
-        raise InvalidInput(f"model name is longer than {_MAX_ID_LENGTH} characters")
+        raise _invalid(f"model name is longer than {_MAX_ID_LENGTH} characters")
     if not _MODEL_CHARS.issuperset(value) or value.startswith("-"):
-        raise InvalidInput(f"invalid model name {value!r}: only letters, digits and . _ : / - are allowed")
+        raise _invalid(f"invalid model name {value!r}: only letters, digits and . _ : / - are allowed")
     return value
 
 
@@ -94,14 +109,14 @@ def path_within(base: str, path: str) -> str:
     callers echo it back, and resolving would turn ``/var`` into ``/private/var`` on macOS.
     """
     if "\0" in path:
-        raise InvalidInput("path contains a NUL byte")
+        raise _invalid("path contains a NUL byte")
     if not path:
-        raise InvalidInput("path is empty")
+        raise _invalid("path is empty")
     joined = os.path.join(base, path)
     real_base = os.path.realpath(base)
     real = os.path.realpath(joined)
     if not _is_within(real_base, real):
-        raise InvalidInput(f"path {path!r} is outside {base!r}")
+        raise _invalid(f"path {path!r} is outside {base!r}")
     return joined
 
 
@@ -120,9 +135,9 @@ def external_path(value: str, what: str) -> str:
     It must be non-empty, free of NUL bytes and free of ``..`` components, which the CLI never sends.
     """
     if not value:
-        raise InvalidInput(f"{what} is empty")
+        raise _invalid(f"{what} is empty")
     if "\0" in value:
-        raise InvalidInput(f"{what} contains a NUL byte")
+        raise _invalid(f"{what} contains a NUL byte")
     if has_parent_reference(value):
-        raise InvalidInput(f"{what} {value!r} contains a '..' component")
+        raise _invalid(f"{what} {value!r} contains a '..' component")
     return value

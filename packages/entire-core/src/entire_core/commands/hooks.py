@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from entire_core import validate
 from entire_core.agent import HookSupport
-from entire_core.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,6 +38,8 @@ def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, ob
     assert isinstance(agent, HookSupport)
     hook = flags.str_("hook")
     if "hook" not in flags.given or not hook:
+        from entire_core.errors import UsageError
+
         raise UsageError("parse-hook needs --hook <name>, one of: " + ", ".join(agent.hook_names))
     if hook not in agent.hook_names:
         return NO_EVENT

@@ -12,7 +12,6 @@ from entire_core.agent import (
     TranscriptCompactor,
     TranscriptPreparer,
 )
-from entire_core.errors import AgentError, InvalidInput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +23,8 @@ if TYPE_CHECKING:
 def _offset(flags: Flags) -> int:
     offset = flags.int_("offset")
     if offset < 0:
+        from entire_core.errors import InvalidInput
+
         raise InvalidInput(f"--offset must not be negative, got {offset}")
     return offset
 
@@ -32,6 +33,8 @@ def _path(flags: Flags, name: str) -> str:
     """A transcript file named by ``--<name>``: a directory there is an error for every agent."""
     path = validate.external_path(flags.str_(name), f"--{name}")
     if os.path.isdir(path):
+        from entire_core.errors import InvalidInput
+
         raise InvalidInput(f"--{name} {path} is a directory, not a transcript file")
     return path
 
@@ -73,6 +76,8 @@ def read_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     path, _ = _viewed(agent, flags, "session-ref")
     data = agent.read_transcript(path)
     if len(data) > MAX_TRANSCRIPT_BYTES:
+        from entire_core.errors import AgentError
+
         raise AgentError(
             f"transcript is {len(data)} bytes, over the Entire CLI's {MAX_TRANSCRIPT_BYTES}-byte answer limit"
         )
@@ -83,11 +88,15 @@ def chunk_transcript(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, obje
     """Split stdin into chunks of at most ``--max-size`` bytes, as standard base64."""
     max_size = flags.int_("max-size")
     if max_size <= 0:
+        from entire_core.errors import InvalidInput
+
         raise InvalidInput(f"--max-size must be a positive integer, got {max_size}")
     import binascii
 
     chunks = agent.chunk_transcript(stdin, max_size)
     if any(len(c) > max_size for c in chunks) or b"".join(chunks) != stdin:
+        from entire_core.errors import AgentError
+
         raise AgentError("chunker produced chunks that do not reassemble to the input within --max-size")
     return {"chunks": [binascii.b2a_base64(c, newline=False).decode("ascii") for c in chunks]}
 
@@ -173,6 +182,8 @@ def compact_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
 
     result = agent.compact_transcript(_viewed(agent, flags, "session-ref")[0])
     if not result.transcript.strip():
+        from entire_core.errors import AgentError
+
         raise AgentError("the session has nothing to compact yet")
     response = CompactTranscriptResponse(
         transcript=result.transcript,
