@@ -219,6 +219,38 @@ def test_a_rewritten_native_file_with_the_same_bytes_is_followed_on(tmp_path: Pa
     assert third["files"] == ["f3.txt"]
 
 
+def _crc_mark(native: Path, start: int, end: int) -> str:
+    """The native mark as views of 0.1 stored it: CRC-32s of the first and the last 4 KiB."""
+    import zlib
+
+    data = native.read_bytes()[:end]
+    head, tail = data[start : start + 4096], data[max(start, end - 4096) :]
+    return f"{end}:{zlib.crc32(head):08x}:{zlib.crc32(tail):08x}"
+
+
+def test_a_view_marked_by_0_1_is_followed_on_and_its_mark_renewed(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    first = session.turn(_turn(1))
+    meta_path = Path(session.ref).parent / ".meta" / (Path(session.ref).stem + ".json")
+    meta = json.loads(meta_path.read_bytes())
+    meta["native_mark"] = _crc_mark(session.native, meta["native_start"], meta["native_end"])
+    meta_path.write_text(json.dumps(meta))
+    second = session.turn(_turn(2))
+    assert second["start"] == first["end"] and second["data"] == session.native.read_bytes()
+    renewed = json.loads(meta_path.read_bytes())["native_mark"]
+    assert [len(part) for part in renewed.split(":")[1:]] == [16, 16]
+    # An old mark still tells other bytes apart: the view is made anew, positions still growing.
+    meta = json.loads(meta_path.read_bytes())
+    meta["native_mark"] = _crc_mark(session.native, meta["native_start"], meta["native_end"])
+    meta_path.write_text(json.dumps(meta))
+    with session.native.open("r+b") as f:
+        f.seek(len(FIRST) + 2)
+        f.write(b"Z")
+    third = session.turn(_turn(3))
+    assert views.frame_of(third["data"], views.BYTES).base >= second["end"]
+
+
 def test_a_native_file_the_format_does_not_view_is_mirrored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -209,10 +209,10 @@ def frame_of(data: bytes, unit: str, lines: int = TAG_LINES) -> Frame:
 
     The tag is looked for in the first ``lines`` lines (the format's ``header_lines``).
     """
-    import zlib
-
     if TAG_PREFIX not in data:
         return Frame()
+    import zlib
+
     first_end = data.find(b"\n")
     first = data if first_end < 0 else data[:first_end]
     position = 0
@@ -408,7 +408,8 @@ class View:
         consumed = int(m["native_end"])
         # The same file goes on where we stopped: its bytes there are the ones we read (an inode
         # can be reused at once by a recreated file; an atomic rewrite keeps the bytes, not the inode).
-        same = st.st_size >= consumed and m.get("native_mark") == _mark(native, start, consumed)
+        mark = m.get("native_mark")
+        same = st.st_size >= consumed and mark == _mark(native, start, consumed, crc=_is_crc_mark(mark))
         if not same:
             self._rebuild(native, start, upto, reason="replaced")
             return
@@ -705,10 +706,12 @@ class View:
 # -- reading native files ---------------------------------------------------------------------------------
 
 
-def _mark(path: str, start: int, end: int) -> str:
-    """A fingerprint of ``path`` up to ``end``: its session's first bytes and the bytes before ``end``."""
-    import zlib
+def _mark(path: str, start: int, end: int, *, crc: bool = False) -> str:
+    """A fingerprint of ``path`` up to ``end``: its session's first bytes and the bytes before ``end``.
 
+    ``crc`` makes the form that views of 0.1 stored, CRC-32s; it loads zlib, which most Python builds
+    keep in a shared library, so a hook paid that on every call. Today's form needs no module.
+    """
     try:
         with open(path, "rb") as f:
             f.seek(start)
@@ -717,7 +720,27 @@ def _mark(path: str, start: int, end: int) -> str:
             tail = f.read(end - max(start, end - 4096))
     except OSError:
         return ""
-    return f"{end}:{zlib.crc32(head):08x}:{zlib.crc32(tail):08x}"
+    if crc:
+        import zlib
+
+        return f"{end}:{zlib.crc32(head):08x}:{zlib.crc32(tail):08x}"
+    return f"{end}:{_fingerprint(head):016x}:{_fingerprint(tail):016x}"
+
+
+_MERSENNE_61 = (1 << 61) - 1
+
+
+def _fingerprint(data: bytes) -> int:
+    """``data`` as a number modulo a 61-bit prime: two different blocks agree by chance once in 2**61.
+
+    The leading 1 keeps leading zero bytes, so blocks of different lengths differ.
+    """
+    return int.from_bytes(b"\x01" + data, "big") % _MERSENNE_61
+
+
+def _is_crc_mark(mark: object) -> bool:
+    """Whether a stored mark has the 0.1 form (8 hex digits a part), checked with that form until renewed."""
+    return isinstance(mark, str) and len(mark.rpartition(":")[2]) == 8
 
 
 def _units_between(path: str, begin: int, end: int, unit: str) -> int:
