@@ -42,6 +42,38 @@ def test_parse_hook_does_not_hang_on_a_silent_open_pipe(sample_script: Path, sam
     assert elapsed < 15  # bounded, not a timing claim: without the bound this would hang until the timeout
 
 
+def test_parse_hook_reads_a_payload_written_in_parts_and_leaves_the_pipe_blocking(
+    sample_script: Path, sample: ScriptRunner
+) -> None:
+    """Part of the payload is there at start-up, the rest comes later: all of it is read, and the
+    pipe (shared with whoever holds its other end) is left in blocking mode as it was found."""
+    import threading
+
+    payload = json.dumps({"session_id": "s-1", "transcript_path": "", "prompt": "x" * 200_000}).encode()
+    read_end, write_end = os.pipe()
+    first = 4096
+
+    def rest() -> None:
+        time.sleep(0.2)  # not a timing claim: the answer must be the same whenever the rest arrives
+        os.write(write_end, payload[first:])  # beyond a pipe's buffer: this blocks until the plugin reads
+        os.close(write_end)
+
+    os.write(write_end, payload[:first])
+    writer = threading.Thread(target=rest)
+    writer.start()
+    try:
+        proc = subprocess.run(
+            [str(sample_script), "parse-hook", "--hook", "prompt"],
+            stdin=read_end, capture_output=True, env=sample.sandbox.env, cwd=sample.sandbox.repo, timeout=20,
+        )  # fmt: skip
+        writer.join()
+        assert os.get_blocking(read_end)
+    finally:
+        os.close(read_end)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["prompt"] == "x" * 200_000
+
+
 def test_raw_answers_are_byte_exact(sample: ScriptRunner, tmp_path: Path) -> None:
     data = bytes(range(256)) + b"\r\n\r\nno newline"
     path = tmp_path / "t.bin"

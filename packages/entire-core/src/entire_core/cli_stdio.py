@@ -30,9 +30,11 @@ def read_stdin(*, wait: float | None = None) -> bytes:
         return _read_all(fd)
     if _THREADED_STDIN:
         return _read_with_thread(fd, wait)
+    chunks: list[bytes] = []
+    if _read_ready(fd, chunks):
+        return b"".join(chunks)
     import select
 
-    chunks: list[bytes] = []
     while True:
         ready, _, _ = select.select([fd], [], [], wait)
         if not ready:
@@ -42,6 +44,24 @@ def read_stdin(*, wait: float | None = None) -> bytes:
             break
         chunks.append(data)
     return b"".join(chunks)
+
+
+def _read_ready(fd: int, chunks: list[bytes]) -> bool:
+    """Read what the pipe holds without waiting; True when that reached its end.
+
+    The CLI writes the payload and closes the pipe before a hook's interpreter is up, so this is
+    usually all there is to do, and ``select`` (a shared library on most builds) is never loaded.
+    """
+    blocking = os.get_blocking(fd)
+    os.set_blocking(fd, False)
+    try:
+        while data := os.read(fd, 1 << 16):
+            chunks.append(data)
+    except BlockingIOError:
+        return False  # the pipe is open and, for now, silent
+    finally:
+        os.set_blocking(fd, blocking)
+    return True
 
 
 def _read_all(fd: int) -> bytes:
