@@ -45,6 +45,31 @@ def test_a_failure_to_replace_names_the_target_and_leaves_no_debris(tmp_path: Pa
     assert sorted(os.listdir(tmp_path)) == ["config.json"]
 
 
+def test_fsync_false_skips_the_files_fsync_and_refuses_a_durable_write(tmp_path, monkeypatch):
+    from entire_core import fsutil
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    fsutil.atomic_write(str(tmp_path / "state.json"), b"{}\n", durable=False)
+    assert len(synced) == 1
+    fsutil.atomic_write(str(tmp_path / "state.json"), b"[]\n", durable=False, fsync=False)
+    assert len(synced) == 1 and (tmp_path / "state.json").read_bytes() == b"[]\n"
+    with pytest.raises(ValueError):
+        fsutil.atomic_write(str(tmp_path / "state.json"), b"x", fsync=False)
+    assert (tmp_path / "state.json").read_bytes() == b"[]\n"
+
+
+def test_scratch_state_is_written_without_fsync(tmp_path, monkeypatch):
+    from entire_core.scratch import Scratch
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    scratch = Scratch(str(tmp_path), "sample")
+    scratch.save("turn", "k", {"n": 1})
+    assert synced == [] and scratch.load("turn", "k") == {"n": 1}
+
+
 def test_only_a_durable_write_fsyncs_its_directory(tmp_path, monkeypatch):
     from entire_core import fsutil
 

@@ -17,7 +17,9 @@ def _current_umask() -> int:
     return mask
 
 
-def atomic_write(path: str, data: bytes, *, mode: int | None = None, durable: bool = True) -> str:
+def atomic_write(
+    path: str, data: bytes, *, mode: int | None = None, durable: bool = True, fsync: bool = True
+) -> str:
     """Replace ``path`` with ``data`` all at once and return the file actually written.
 
     A symlink is followed, so the link stays a link and its target gets the new bytes. The existing
@@ -30,7 +32,13 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None, durable: bo
     state) passes ``durable=False``: after a power loss it may come back as its previous version, never
     torn, and a process that dies changes nothing either way. That directory fsync is the largest
     single cost of a hook on many disks (several milliseconds), paid on every prompt.
+
+    ``fsync=False`` (only with ``durable=False``) skips the file's fsync too, for state whose readers
+    take a damaged file as absent (scratch state): a killed process still leaves the old bytes or the
+    new, but after a power loss the file may be empty.
     """
+    if durable and not fsync:
+        raise ValueError("a durable write needs fsync")
     target = os.path.realpath(path)
     if os.path.isdir(target):
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
@@ -59,7 +67,8 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None, durable: bo
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if fsync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.chmod(tmp, final_mode)

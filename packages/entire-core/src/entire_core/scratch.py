@@ -73,7 +73,8 @@ class Scratch:
             import json
 
             text = json.dumps(value, separators=(",", ":"))
-        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=False)
+        # No fsync at all: a file a power loss leaves empty reads as no state, which ``load`` allows.
+        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=False, fsync=False)
 
     def remove(self, kind: str, key: str) -> None:
         """Forget the state for ``key`` (nothing happens when there is none)."""
