@@ -321,7 +321,7 @@ class LinePositions:
         entry = jsonvalues.obj(data.get(key))
         same_file = entry.get("file") == [st.st_dev, st.st_ino]
         if same_file and jsonvalues.array(entry.get("marks"))[-1:] == [[lines, byte]]:
-            return  # the newest mark already: no rewrite (an atomic write costs two fsyncs)
+            return  # the newest mark already: no rewrite
         kept = [
             m
             for m in jsonvalues.array(entry.get("marks"))
@@ -331,6 +331,7 @@ class LinePositions:
         from entire_core import _json, fsutil  # only when there is something new to write
 
         try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-            fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"), durable=False)
+            # No fsync: a store a power loss leaves empty or stale reads as nothing known.
+            fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"), durable=False, fsync=False)
         except OSError:
             pass  # a cache: losing it costs a slower read, never a wrong one
