@@ -35,7 +35,7 @@ def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Im
 
 
 INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
-              "entire_core.commands.basic", "entire_core._json"}  # fmt: skip
+              "entire_core._json", "entire_core.validate"}  # fmt: skip
 """What ``info`` loads beyond the interpreter's start-up and the agent's own modules."""
 
 

@@ -3,7 +3,7 @@
 Declared dependencies say what a wheel *pulls in*; this says what it *uses*. Starting from every module
 of an agent package, it follows imports through our own wheels (any import anywhere in a module counts,
 function-level ones included; imports under ``if TYPE_CHECKING:`` do not run and do not count; a string
-such as ``"entire_core.commands.basic:info"`` counts as an import of that module, because that is how
+such as ``"entire_core.commands:info"`` counts as an import of that module, because that is how
 the dispatcher loads subcommands). An import of a third-party module needs the distribution that
 provides it, and everything that distribution requires. Anything installed beyond that closure is
 weight the wheel makes users carry, such as tomlkit for an agent that never edits TOML.

@@ -19,10 +19,10 @@ import pytest
 from entire_agent_aider import events, transcript
 from entire_agent_aider import view as aider_view
 from entire_agent_aider.agent import AiderAgent
+from entire_core import commands as command
 from entire_core import views
 from entire_core.agent import MAX_TRANSCRIPT_BYTES
 from entire_core.cli_flags import Flags
-from entire_core.commands import transcript as command
 from entire_core.types import EventType
 
 DATA = Path(__file__).parent / "data"

@@ -112,7 +112,7 @@ def test_restore_writes_the_bytes_and_lets_gemini_adopt_the_directory(
 
 def test_restore_as_the_cli_sends_it(agent: GeminiAgent, repo: Path, home: Path) -> None:
     """Null file lists, Go's zero time, base64 native data: through the real subcommand."""
-    from entire_core.commands.session import write_session
+    from entire_core.commands import write_session
 
     views = agent.get_session_dir(str(repo))
     sid = "e7a78f69-f494-40ba-bbfa-6dcf2126e6e0"

@@ -21,84 +21,81 @@ if TYPE_CHECKING:
     from entire_core.cli_stdio import AnswerChannel
 
 
-_B = "entire_core.commands.basic:"
-_S = "entire_core.commands.session:"
-_T = "entire_core.commands.transcript:"
-_H = "entire_core.commands.hooks:"
+_C = "entire_core.commands:"
 
 SUBCOMMANDS: dict[str, Spec] = {
-    "info": Spec(_B + "info", "describe this plugin (JSON)"),
-    "detect": Spec(_B + "detect", "is the agent used in this repository"),
-    "get-session-id": Spec(_S + "get_session_id", "session id of a hook input", stdin=ALL_STDIN),
-    "get-session-dir": Spec(_S + "get_session_dir", "where sessions live", {"repo-path": STR}),
+    "info": Spec(_C + "info", "describe this plugin (JSON)"),
+    "detect": Spec(_C + "detect", "is the agent used in this repository"),
+    "get-session-id": Spec(_C + "get_session_id", "session id of a hook input", stdin=ALL_STDIN),
+    "get-session-dir": Spec(_C + "get_session_dir", "where sessions live", {"repo-path": STR}),
     "resolve-session-file": Spec(
-        _S + "resolve_session_file", "file of a session", {"session-dir": STR, "session-id": STR}
+        _C + "resolve_session_file", "file of a session", {"session-dir": STR, "session-id": STR}
     ),
-    "read-session": Spec(_S + "read_session", "read a stored session", stdin=ALL_STDIN),
-    "write-session": Spec(_S + "write_session", "restore a session's transcript", stdin=ALL_STDIN),
-    "read-transcript": Spec(_T + "read_transcript", "print a transcript's bytes", {"session-ref": STR}),
-    "chunk-transcript": Spec(_T + "chunk_transcript", "split a transcript", {"max-size": INT}, ALL_STDIN),
-    "reassemble-transcript": Spec(_T + "reassemble_transcript", "join transcript chunks", stdin=ALL_STDIN),
-    "format-resume-command": Spec(_S + "format_resume_command", "command to resume", {"session-id": STR}),
+    "read-session": Spec(_C + "read_session", "read a stored session", stdin=ALL_STDIN),
+    "write-session": Spec(_C + "write_session", "restore a session's transcript", stdin=ALL_STDIN),
+    "read-transcript": Spec(_C + "read_transcript", "print a transcript's bytes", {"session-ref": STR}),
+    "chunk-transcript": Spec(_C + "chunk_transcript", "split a transcript", {"max-size": INT}, ALL_STDIN),
+    "reassemble-transcript": Spec(_C + "reassemble_transcript", "join transcript chunks", stdin=ALL_STDIN),
+    "format-resume-command": Spec(_C + "format_resume_command", "command to resume", {"session-id": STR}),
     "parse-hook": Spec(
-        _H + "parse_hook", "turn a hook payload into an event", {"hook": STR}, HOOK_STDIN, "hooks"
+        _C + "parse_hook", "turn a hook payload into an event", {"hook": STR}, HOOK_STDIN, "hooks"
     ),
     "install-hooks": Spec(
-        _H + "install_hooks", "install hooks", {"local-dev": BOOL, "force": BOOL}, capability="hooks"
+        _C + "install_hooks", "install hooks", {"local-dev": BOOL, "force": BOOL}, capability="hooks"
     ),
-    "uninstall-hooks": Spec(_H + "uninstall_hooks", "remove our hooks", capability="hooks"),
-    "are-hooks-installed": Spec(_H + "are_hooks_installed", "are our hooks installed", capability="hooks"),
+    "uninstall-hooks": Spec(_C + "uninstall_hooks", "remove our hooks", capability="hooks"),
+    "are-hooks-installed": Spec(_C + "are_hooks_installed", "are our hooks installed", capability="hooks"),
     "get-transcript-position": Spec(
-        _T + "get_transcript_position", "end of a transcript", {"path": STR}, capability="transcript_analyzer"
+        _C + "get_transcript_position", "end of a transcript", {"path": STR}, capability="transcript_analyzer"
     ),
     "extract-modified-files": Spec(
-        _T + "extract_modified_files",
+        _C + "extract_modified_files",
         "files changed after an offset",
         {"path": STR, "offset": INT},
         capability="transcript_analyzer",
     ),
     "extract-prompts": Spec(
-        _T + "extract_prompts",
+        _C + "extract_prompts",
         "user prompts after an offset",
         {"session-ref": STR, "offset": INT},
         capability="transcript_analyzer",
     ),
     "extract-summary": Spec(
-        _T + "extract_summary",
+        _C + "extract_summary",
         "last assistant message",
         {"session-ref": STR},
         capability="transcript_analyzer",
     ),
     "prepare-transcript": Spec(
-        _T + "prepare_transcript",
+        _C + "prepare_transcript",
         "flush a transcript",
         {"session-ref": STR},
         capability="transcript_preparer",
     ),
     "calculate-tokens": Spec(
-        _T + "calculate_tokens", "token usage after an offset", {"offset": INT}, ALL_STDIN, "token_calculator"
+        _C + "calculate_tokens", "token usage after an offset", {"offset": INT}, ALL_STDIN, "token_calculator"
     ),
     "compact-transcript": Spec(
-        _T + "compact_transcript",
+        _C + "compact_transcript",
         "compact transcript (base64 JSONL)",
         {"session-ref": STR},
         capability="compact_transcript",
     ),
     "generate-text": Spec(
-        _B + "generate_text", "answer a prompt", {"model": STR}, ALL_STDIN, "text_generator"
+        _C + "generate_text", "answer a prompt", {"model": STR}, ALL_STDIN, "text_generator"
     ),
     "write-hook-response": Spec(
-        _B + "write_hook_response", "native hook output", {"message": STR}, capability="hook_response_writer"
+        _C + "write_hook_response", "native hook output", {"message": STR}, capability="hook_response_writer"
     ),
     "extract-all-modified-files": Spec(
-        _T + "extract_all_modified_files",
+        _C + "extract_all_modified_files",
         "files changed, subagents included",
         {"offset": INT, "subagents-dir": STR},
         ALL_STDIN,
         "subagent_aware_extractor",
     ),
     "calculate-total-tokens": Spec(
-        _T + "calculate_total_tokens",
+        _C + "calculate_total_tokens",
         "token usage, subagents included",
         {"offset": INT, "subagents-dir": STR},
         ALL_STDIN,

@@ -1,11 +1,20 @@
-"""Transcript subcommands: reading, chunking, positions, files, prompts, summary, tokens."""
+"""Handlers of the protocol subcommands, the targets of ``entire_core.cli.SUBCOMMANDS``.
+
+Each handler takes ``(agent, flags, stdin)`` and returns raw bytes (written exactly), a dict (written
+as one JSON value and a newline) or None (nothing on stdout). A handler's ``agent`` is typed as the
+narrowest piece it uses: the capability mixin when that is all (the dispatcher has checked that the
+agent declares it), ``Agent`` where it also needs the base class (views, session storage). What only
+some handlers use (pydantic models, views, the error classes) is imported inside them, so this one
+module is all that a hook loads of them.
+"""
 
 from __future__ import annotations
 
 import os
 
-from entire_core import MAX_TRANSCRIPT_BYTES, validate
+from entire_core import MAX_TRANSCRIPT_BYTES, PROTOCOL_VERSION, validate
 from entire_core.agent import (
+    HookSupport,
     SubagentAwareExtractor,
     TokenCalculator,
     TranscriptAnalyzer,
@@ -15,9 +24,174 @@ from entire_core.agent import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from entire_core.agent import Agent
+    from entire_core.agent import Agent, HookResponseWriter, TextGenerator
     from entire_core.cli_flags import Flags
     from entire_core.views import Frame
+
+# -- info, detect, generate-text, write-hook-response -------------------------------------------------
+
+
+def info(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Everything the CLI needs to register the agent, computed from its class."""
+    cls = type(agent)
+    return {
+        "protocol_version": PROTOCOL_VERSION,
+        "name": cls.name,
+        "type": cls.type,
+        "description": cls.description,
+        "is_preview": cls.is_preview,
+        "protected_dirs": list(cls.protected_dirs),
+        "protected_files": list(cls.protected_files),
+        "hook_names": list(agent.hook_names) if isinstance(agent, HookSupport) else [],
+        "capabilities": cls.capabilities(),
+        "caller_env_vars": list(cls.caller_env_vars),
+    }
+
+
+def detect(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Whether the agent is in use in the repository."""
+    return {"present": bool(agent.detect())}
+
+
+def generate_text(agent: TextGenerator, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """The agent's answer to the prompt on stdin."""
+    prompt = stdin.decode("utf-8", errors="replace")
+    if not prompt.strip():
+        from entire_core.errors import InvalidInput
+
+        raise InvalidInput("generate-text needs the prompt on stdin")
+    return {"text": agent.generate_text(prompt, flags.str_("model"))}
+
+
+def write_hook_response(agent: HookResponseWriter, flags: Flags, stdin: bytes) -> bytes:
+    """The message in the agent's own hook-output format, as raw bytes."""
+    return agent.write_hook_response(flags.str_("message"))
+
+
+# -- sessions: ids, directories, files, reading and restoring, the resume command -----------------------
+
+
+def get_session_id(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """The session id of the HookInput on stdin."""
+    from entire_core.protocol import HookInput, parse_json
+
+    session_id = agent.get_session_id(parse_json(HookInput, stdin, "hook input"))
+    if session_id:
+        validate.session_id(session_id)
+    return {"session_id": session_id}
+
+
+def get_session_dir(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """The directory that holds this agent's sessions for ``--repo-path``."""
+    repo_path = flags.str_("repo-path")
+    if repo_path:
+        validate.external_path(repo_path, "--repo-path")
+    return {"session_dir": agent.get_session_dir(repo_path)}
+
+
+def resolve_session_file(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """The file of ``--session-id`` inside ``--session-dir``."""
+    session_dir = validate.external_path(flags.str_("session-dir"), "--session-dir")
+    session_id = validate.session_id(flags.str_("session-id"))
+    return {"session_file": agent.resolve_session_file(session_dir, session_id)}
+
+
+def read_session(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
+    """The AgentSession the HookInput on stdin points at."""
+    from entire_core.protocol import HookInput, parse_json
+
+    session = agent.read_session(parse_json(HookInput, stdin, "hook input"))
+    return (session.model_dump_json() + "\n").encode("utf-8")
+
+
+def write_session(agent: Agent, flags: Flags, stdin: bytes) -> None:
+    """Restore the AgentSession on stdin."""
+    from entire_core.protocol import AgentSession, parse_json
+
+    agent.write_session(parse_json(AgentSession, stdin, "agent session"))
+
+
+def format_resume_command(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """The command that continues ``--session-id``."""
+    session_id = flags.str_("session-id")
+    if not session_id:
+        from entire_core.errors import InvalidInput
+
+        raise InvalidInput("--session-id is required")
+    return {"command": agent.format_resume_command(validate.session_id(session_id))}
+
+
+# -- hooks: parse-hook, install-hooks, uninstall-hooks, are-hooks-installed ------------------------------
+
+
+NO_EVENT = b"null\n"
+"""The CLI needs the literal ``null`` for "no event"; empty stdout is an error there."""
+
+
+def decode_payload(stdin: bytes) -> object:
+    """The hook payload as JSON, or None when stdin is empty or not JSON (never an error)."""
+    text = stdin.removeprefix(b"\xef\xbb\xbf").strip()
+    if not text:
+        return None
+    from entire_core import _json
+
+    try:
+        return _json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, object]:
+    """Map the hook payload to an event, or ``null`` when the hook means nothing to Entire.
+
+    ``--hook`` is required: without it there is no hook to parse (a usage error). A hook name that is
+    not in ``info.hook_names`` answers ``null``, "no event", for every agent: the CLI only calls
+    ``parse-hook`` with the names ``info`` declared, so an unknown one comes from a hook config
+    written by another version of the plugin, and failing would fail the user's agent hook.
+    """
+    assert isinstance(agent, HookSupport)
+    hook = flags.str_("hook")
+    if "hook" not in flags.given or not hook:
+        from entire_core.errors import UsageError
+
+        raise UsageError("parse-hook needs --hook <name>, one of: " + ", ".join(agent.hook_names))
+    if hook not in agent.hook_names:
+        return NO_EVENT
+    event = agent.parse_hook(hook, decode_payload(stdin))
+    if event is None:
+        return NO_EVENT
+    if event.session_id:
+        validate.session_id(event.session_id)
+    validate.tool_id(event.tool_use_id, "tool_use_id")
+    validate.tool_id(event.subagent_id, "subagent_id")
+    if event.session_ref and event.session_id and event.type in _SESSION_EVENTS and agent.view_format():
+        from entire_core import views
+
+        if not views.is_view_path(agent, event.session_ref):
+            event.session_ref = views.attach(agent, event.session_id, event.session_ref, event.type)
+    return event.to_wire()
+
+
+_SESSION_EVENTS = frozenset([1, 2, 3, 4, 5])
+"""SessionStart to SessionEnd: events on the session's own transcript, which the CLI records (not a subagent's)."""
+
+
+def install_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it."""
+    return {"hooks_installed": int(agent.install_hooks(force=flags.bool_("force")))}
+
+
+def uninstall_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> None:
+    """Remove our hooks."""
+    agent.uninstall_hooks()
+
+
+def are_hooks_installed(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Whether our hooks are installed."""
+    return {"installed": bool(agent.are_hooks_installed())}
+
+
+# -- transcripts: reading, chunking, positions, files, prompts, summary, tokens ------------------------
 
 
 def _offset(flags: Flags) -> int:
