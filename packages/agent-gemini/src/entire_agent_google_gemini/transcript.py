@@ -15,7 +15,6 @@ the file was replaced (or recreated after Gemini deleted it), so reading starts 
 from __future__ import annotations
 
 from entire_core import _json
-from entire_core.hookinput import first_text
 from entire_core.jsonvalues import array as items
 from entire_core.jsonvalues import obj
 from entire_core.jsonvalues import objects as dicts
@@ -217,6 +216,8 @@ def _succeeded(call: dict[str, Any]) -> bool:
 
 
 def _path_of(call: dict[str, Any]) -> str:
+    from entire_core.hookinput import first_text  # here: reading a position or a view needs none of it
+
     written = first_text(obj(call.get("args")), *PATH_ARGS)
     if written:
         return written
