@@ -519,17 +519,21 @@ def wheel_venv(work: Path) -> Path:
     return python.parent
 
 
-WHEEL_COLUMNS = ("info", "get-transcript-position", "parse-hook", "TurnEnd", "TurnEnd calls")
-WHEEL_TARGETS = {
+WHEEL_COLUMNS = ("info", "get-transcript-position", "parse-hook", "TurnEnd", "TurnEnd + sim")
+WHEEL_TARGETS: dict[str, float | None] = {
     "info": 1.5,
     "get-transcript-position": 1.5,
     "parse-hook": 2.0,
     "TurnEnd": 8.0,
-    "TurnEnd calls": 8.0,
+    "TurnEnd + sim": None,
 }
-"""``TurnEnd`` is the whole sequence as the simulator runs it, its own git work between the calls included;
-``TurnEnd calls`` is the sum of the plugin's calls alone (parse-hook and each call of the sequence)."""
-"""The start-up budgets, as multiples of ``python -c pass`` (a report, never a test)."""
+"""The start-up budgets, as multiples of ``python -c pass`` (a report, never a test).
+
+``TurnEnd`` is the sum of the whole-process times of the plugin's five processes at a turn's end
+(parse-hook, prepare-transcript, read-transcript, extract-all-modified-files and
+calculate-total-tokens): five interpreter start-ups are its floor, 5x. ``TurnEnd + sim`` is the same
+sequence as the simulator runs it, with its own work between the calls (``git rev-parse``, ``git
+status``, its state files), which stands in for the Entire CLI's own and has no budget here."""
 
 
 def _wheel_cases(bench: AgentBench) -> list[Case]:
@@ -561,7 +565,7 @@ def cmd_wheels(args: argparse.Namespace) -> None:
             for case in _wheel_cases(bench):
                 times[case.label] = []
             times[f"{bench.agent} TurnEnd"] = []
-            times[f"{bench.agent} TurnEnd calls"] = []
+            times[f"{bench.agent} TurnEnd + sim"] = []
         for run in range(args.runs + 1):  # the first round warms caches and is dropped
             for bench in benches:
                 plugin = bench.sim.plugin(bench.agent)
@@ -572,10 +576,10 @@ def cmd_wheels(args: argparse.Namespace) -> None:
                 for case in _wheel_cases(bench):
                     samples[case.label] = _run(case, plugin.env(), cwd)
                 steps = bench.turn_end()
-                samples[f"{bench.agent} TurnEnd"] = steps["total"]
-                samples[f"{bench.agent} TurnEnd calls"] = sum(
+                samples[f"{bench.agent} TurnEnd"] = sum(
                     ms for step, ms in steps.items() if step not in ("total", "error")
                 )
+                samples[f"{bench.agent} TurnEnd + sim"] = steps["total"]
                 if run:
                     for label, ms in samples.items():
                         times[label].append(ms)
@@ -583,14 +587,15 @@ def cmd_wheels(args: argparse.Namespace) -> None:
     print(f"every agent installed from its wheel (--compile-bytecode), {args.runs} rounds, "
           f"Python {sys.version.split()[0]}; python -c pass = {base:.1f} ms (the venv's own, same rounds)")  # fmt: skip
     print("cells: median ms (x python -c pass); budget: " +
-          ", ".join(f"{c} {x:g}x" for c, x in WHEEL_TARGETS.items()) + "\n")  # fmt: skip
+          ", ".join(f"{c} {x:g}x" for c, x in WHEEL_TARGETS.items() if x) + "\n")  # fmt: skip
     print(f"{'agent':<14} " + " ".join(f"{c:>24}" for c in WHEEL_COLUMNS))
     for bench in benches:
         cells: list[str] = []
         for column in WHEEL_COLUMNS:
             median = statistics.median(times[f"{bench.agent} {column}"])
             ratio = median / base
-            mark = " " if ratio <= WHEEL_TARGETS[column] else "!"
+            target = WHEEL_TARGETS[column]
+            mark = "!" if target is not None and ratio > target else " "
             cells.append(f"{median:10.1f} ms ({ratio:5.2f}x){mark}")
         print(f"{bench.agent:<14} " + " ".join(f"{c:>24}" for c in cells))
 
