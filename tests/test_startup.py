@@ -35,8 +35,9 @@ def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Im
 
 
 INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
-              "entire_core._json", "entire_core.validate"}  # fmt: skip
-"""What ``info`` loads beyond the interpreter's start-up and the agent's own modules."""
+              "entire_core._json", "entire_core.validate", "atexit"}  # fmt: skip
+"""What ``info`` loads beyond the interpreter's start-up and the agent's own modules (``atexit``, built
+into the interpreter, is what ``cli.exit_now`` asks whether exit has work to do)."""
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])

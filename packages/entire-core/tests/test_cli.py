@@ -144,3 +144,42 @@ def test_every_subcommand_survives_hostile_input(sample: ScriptRunner, name: str
             assert_one_line_error(result)
     if name not in ("install-hooks", "uninstall-hooks"):
         assert sample.sandbox.snapshot() == before
+
+
+EXIT_NOW = """
+import os, sys
+from entire_core.cli import exit_now
+
+class Finalized:
+    def __del__(self):
+        os.write(2, b"finalized")
+
+kept = Finalized()  # torn down, and so announced, only by the interpreter's clean-up
+{setup}
+print("answer", end="")
+sys.stderr.write("note")
+exit_now(3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("setup", "cleaned_up"),
+    [
+        ("", False),
+        ("import atexit; atexit.register(lambda: os.write(2, b'|atexit|'))", True),
+        ("import threading; threading.Thread(target=__import__('time').sleep, args=(0.2,)).start()", True),
+    ],
+    ids=["nothing-to-do", "atexit-callback", "another-thread"],
+)
+def test_exit_now_skips_clean_up_only_when_nothing_needs_it(setup: str, cleaned_up: bool) -> None:
+    import sys
+
+    code = EXIT_NOW.format(setup=setup)
+    # -I: no PYTHON* variables, so no coverage or other start-up hook registers exit work of its own
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=30, check=False)
+    assert proc.returncode == 3
+    assert proc.stdout == b"answer"  # buffered output is flushed either way
+    assert proc.stderr.startswith(b"note")
+    assert (b"finalized" in proc.stderr) == cleaned_up
+    if "atexit" in setup:
+        assert b"|atexit|" in proc.stderr

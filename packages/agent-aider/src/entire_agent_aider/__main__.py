@@ -3,4 +3,4 @@
 from entire_agent_aider import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -3,4 +3,4 @@
 from entire_agent_openai_codex import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -3,4 +3,4 @@
 from entire_agent_google_gemini import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -117,24 +117,27 @@ class AgentContract:
 
     # -- info -----------------------------------------------------------------------------------------------
 
-    def test_console_entry_point_runs_this_agent(
-        self, env: Env, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """The installed ``entire-agent-<name>`` console script's target dispatches for this agent class."""
-        import sys
+    def test_console_entry_point_runs_this_agent(self, env: Env) -> None:
+        """The installed ``entire-agent-<name>`` console script dispatches for this agent class and exits
+        with the dispatcher's status (its target ends the process: it is run, never called in-process)."""
+        import subprocess
+        import sysconfig
         from importlib.metadata import entry_points
 
         script = f"entire-agent-{self.agent_cls.name}"
-        found = [e for e in entry_points(group="console_scripts") if e.name == script]
-        if not found:
+        if not [e for e in entry_points(group="console_scripts") if e.name == script]:
             pytest.skip(f"no installed console script {script} (a test's own agent)")
-        main = found[0].load()
-        for key, value in env.sandbox.env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setattr(sys, "argv", [script, "info"])
-        capfd.readouterr()
-        assert main() == 0
-        assert json.loads(capfd.readouterr().out)["name"] == self.agent_cls.name
+        path = Path(sysconfig.get_path("scripts")) / (script + (".exe" if os.name == "nt" else ""))
+
+        def run(arg: str) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run([str(path), arg], capture_output=True, env=env.sandbox.env, cwd=env.sandbox.repo,
+                                  timeout=60, check=False)  # fmt: skip
+
+        info = run("info")
+        assert (info.returncode, info.stderr) == (0, b"")
+        assert json.loads(info.stdout)["name"] == self.agent_cls.name
+        unknown = run("no-such-subcommand")
+        assert unknown.returncode == 2 and unknown.stdout == b""
 
     def test_info(self, env: Env) -> None:
         info = env.call("info")
