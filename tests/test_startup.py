@@ -34,10 +34,11 @@ def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Im
             assert modules & NEVER_ON_HOOK_PATH == set(), f"{agent.name} {args}"
 
 
-INFO_NEEDS = {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
-              "entire_core._json", "entire_core.validate", "atexit"}  # fmt: skip
-"""What ``info`` loads beyond the interpreter's start-up and the agent's own modules (``atexit``, built
-into the interpreter, is what ``cli.exit_now`` asks whether exit has work to do)."""
+INFO_NEEDS = {"entire_core.cli_stdio", "entire_core.commands", "entire_core._json", "entire_core.validate",
+              "atexit"}  # fmt: skip
+"""What ``info`` loads beyond the interpreter's start-up and the agent's modules (whose package holds the
+console script's ``main``, from ``entire_core.cli``): the answer channel, the handler and its helpers;
+``atexit``, built into the interpreter, is what ``cli.exit_now`` asks whether exit has work to do."""
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])

@@ -204,8 +204,14 @@ def _defines(wheel: Wheel, target: str) -> bool:
     if source is None:
         return False
     tree = ast.parse(source)
+    name = attr.strip()
     return any(
-        isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == attr.strip() for node in tree.body
+        (isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name)
+        or (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        )
+        for node in tree.body
     )
 
 
@@ -232,7 +238,7 @@ def check_agent(wheel: Wheel) -> list[str]:
         problems.append(f"{where}: no console script {script}")
     elif not _defines(wheel, scripts[script]):
         problems.append(
-            f"{where}: console script {script} = {scripts[script]} names no function in the wheel"
+            f"{where}: console script {script} = {scripts[script]} names nothing the wheel defines"
         )
     major, minor = (int(x) for x in wheel.version.split(".")[:2])
     wanted = {f">={major}.{minor}", f"<{major}.{minor + 1}"}

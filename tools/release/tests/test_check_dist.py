@@ -55,7 +55,10 @@ Project-URL: Homepage, https://example.org/zed
 Project-URL: Issues, https://example.org/zed/issues
 Description-Content-Type: text/markdown"""
 FILES = {
-    "entire_agent_zed/__init__.py": '__version__ = "0.1.0"\n\n\ndef main() -> int:\n    return 0\n',
+    "entire_agent_zed/__init__.py": (
+        'from entire_core.cli import console_main\n__version__ = "0.1.0"\n'
+        'main = console_main("entire_agent_zed.agent:ZedAgent")\n'
+    ),
     "entire_agent_zed/__main__.py": "from entire_agent_zed import main\n",
     "entire_agent_zed/agent.py": "class ZedAgent:\n    name = 'zed'\n",
     "entire_agent_zed/py.typed": "",

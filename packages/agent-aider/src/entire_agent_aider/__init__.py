@@ -1,22 +1,8 @@
 """Entire CLI external-agent plugin for Aider."""
 
-from __future__ import annotations
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import NoReturn
+from entire_core.cli import console_main
 
 __version__ = "0.1.0"
 
-
-def main() -> NoReturn:
-    """``entire-agent-aider``: run one protocol subcommand or human command, then exit.
-
-    The console script's target is here rather than in ``__main__``, so a hook loads one module fewer,
-    and it ends with ``exit_now``, which skips the interpreter's clean-up. In-process, call ``run``.
-    """
-    from entire_core.cli import exit_now, run
-
-    from entire_agent_aider.agent import AiderAgent
-
-    exit_now(run(AiderAgent))
+main = console_main("entire_agent_aider.agent:AiderAgent")
+"""The console script, and ``python -m``: one subcommand, then ``cli.exit_now``."""

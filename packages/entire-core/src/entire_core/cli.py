@@ -219,6 +219,18 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
     return _run_protocol(agent_cls, name, spec, rest)
 
 
+def console_main(agent: str) -> Callable[[], NoReturn]:
+    """The ``main`` of an agent's console script: ``run`` the agent class at ``agent`` (``"module:Class"``),
+    then ``exit_now``. The class is imported when the script runs, not when its package is imported."""
+
+    def main() -> NoReturn:
+        agent_cls = _load(agent)
+        assert isinstance(agent_cls, type)
+        exit_now(run(agent_cls))  # pyright: ignore[reportUnknownArgumentType]
+
+    return main
+
+
 def exit_now(code: int) -> NoReturn:
     """End a console script with ``code`` at once, skipping the interpreter's clean-up where nothing needs it.
 
