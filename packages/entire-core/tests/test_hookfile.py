@@ -9,8 +9,13 @@ from entire_core.errors import ConfigError
 from entire_core.hookfile import HookGroupsFile, Switch
 
 
-def _file(tmp_path: Path) -> HookGroupsFile:
+def _file(tmp_path: Path, original: bytes | None = None) -> HookGroupsFile:
+    """The sample's hook file; with ``original``, the user's file holds those bytes before install."""
     env = {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path / "home")}
+    if original is not None:
+        path = tmp_path / "repo" / ".agent" / "settings.json"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(original)
     return HookGroupsFile(
         str(tmp_path / "repo" / ".agent" / "settings.json"),
         agent_name="sample",
@@ -23,11 +28,9 @@ def _file(tmp_path: Path) -> HookGroupsFile:
 
 
 def test_a_missing_switch_is_set_and_taken_out_again(tmp_path: Path) -> None:
-    hooks = _file(tmp_path)
-    path = Path(hooks.path)
-    path.parent.mkdir(parents=True)
     original = b'{\n  // mine\n  "theme": "dark"\n}\n'
-    path.write_bytes(original)
+    hooks = _file(tmp_path, original)
+    path = Path(hooks.path)
     assert hooks.install() == 1
     assert '"enabled": true' in path.read_text()
     assert hooks.installed() == {"Stop": [{"command": "entire hooks sample stop"}]}
@@ -36,22 +39,18 @@ def test_a_missing_switch_is_set_and_taken_out_again(tmp_path: Path) -> None:
 
 
 def test_a_switch_the_user_turned_off_is_refused_and_the_file_left_alone(tmp_path: Path) -> None:
-    hooks = _file(tmp_path)
-    path = Path(hooks.path)
-    path.parent.mkdir(parents=True)
     original = b'{"hooksConfig": {"enabled": false}}\n'
-    path.write_bytes(original)
+    hooks = _file(tmp_path, original)
+    path = Path(hooks.path)
     with pytest.raises(ConfigError, match="set it to true"):
         hooks.install()
     assert path.read_bytes() == original
 
 
 def test_a_switch_already_on_stays_on_after_uninstall(tmp_path: Path) -> None:
-    hooks = _file(tmp_path)
-    path = Path(hooks.path)
-    path.parent.mkdir(parents=True)
     original = b'{"hooksConfig": {"enabled": true}}\n'
-    path.write_bytes(original)
+    hooks = _file(tmp_path, original)
+    path = Path(hooks.path)
     hooks.install()
     hooks.uninstall()
     assert path.read_bytes() == original
@@ -70,10 +69,8 @@ def test_without_a_matching_record_only_our_handlers_go(tmp_path: Path) -> None:
 
 
 def test_a_top_level_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
-    hooks = _file(tmp_path)
+    hooks = _file(tmp_path, b"[]\n")
     path = Path(hooks.path)
-    path.parent.mkdir(parents=True)
-    path.write_text("[]\n")
     with pytest.raises(ConfigError, match="not a JSON object"):
         hooks.install()
     assert path.read_text() == "[]\n"
