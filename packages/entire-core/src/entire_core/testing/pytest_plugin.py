@@ -100,7 +100,7 @@ def imports(tmp_path: Path) -> Imports:
 
 @pytest.fixture(scope="session")
 def launcher(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, str], Path]:
-    """``launcher("google-gemini", "pkg.__main__:main")`` is an ``entire-agent-*`` script, as pip writes it."""
+    """``launcher("google-gemini", "pkg:main")`` is an ``entire-agent-*`` script, as pip writes it."""
     made: dict[tuple[str, str], Path] = {}
 
     def write(name: str, target: str) -> Path:
