@@ -219,8 +219,3 @@ def test_an_install_without_windows_commands_is_upgraded(agent: OpenAICodexAgent
     # handlers go, and the file stays the user's.
     assert json.loads(path.read_text()) == {"hooks": {}}
 
-
-def test_the_agents_hook_names_are_the_hooks_install_writes() -> None:
-    from entire_agent_openai_codex import hooks
-
-    assert OpenAICodexAgent.hook_names == tuple(hooks.HOOK_EVENTS)

@@ -35,3 +35,14 @@ def test_nothing_heavy_is_imported(imports: Imports, args: list[str], stdin: byt
     modules = imports(SCRIPT, *args, stdin=stdin)
     assert "entire_agent_openai_codex.agent" in modules
     assert heavy(modules) == set()
+
+
+def test_an_ephemeral_sessions_hooks_stay_off_json_and_datetime(imports: Imports) -> None:
+    """A session without a rollout (``codex exec --ephemeral``) gets a stand-in written by the hooks themselves."""
+    import json
+
+    for hook, name in (("user-prompt-submit", "02_s1_UserPromptSubmit.json"), ("stop", "07_s1_Stop.json")):
+        payload = json.loads((HOOKS / name).read_bytes()) | {"transcript_path": None}
+        modules = imports(SCRIPT, "parse-hook", "--hook", hook, stdin=json.dumps(payload).encode())
+        assert "entire_agent_openai_codex.state" in modules, hook  # the stand-in was written
+        assert modules & {"json", "re", "datetime"} == set(), hook

@@ -76,15 +76,15 @@ def ephemeral_path(agent: Agent, session_id: str) -> str:
 
 
 def _now() -> str:
-    from datetime import UTC, datetime
+    """UTC now as RFC 3339 with milliseconds, as Codex stamps its lines (``datetime`` stays off the hook)."""
+    import time
 
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
 def _append(agent: Agent, session_id: str, payload: Mapping[str, Any], items: list[dict[str, Any]]) -> str:
-    import json
-
-    from entire_core import locks
+    from entire_core import _json, locks
 
     path = ephemeral_path(agent, session_id)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -100,7 +100,7 @@ def _append(agent: Agent, session_id: str, payload: Mapping[str, Any], items: li
                     "ephemeral": True}  # fmt: skip
             lines.append({"timestamp": stamp, "type": "session_meta", "payload": meta})
         lines += [{"timestamp": stamp, **item} for item in items]
-        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+        data = "".join(_json.dumps(line) + "\n" for line in lines).encode("utf-8")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0), 0o600)
         try:
             view = memoryview(data)
