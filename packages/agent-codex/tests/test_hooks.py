@@ -218,4 +218,3 @@ def test_an_install_without_windows_commands_is_upgraded(agent: OpenAICodexAgent
     # The file was rewritten by hand after our install, so the record no longer holds: only our
     # handlers go, and the file stays the user's.
     assert json.loads(path.read_text()) == {"hooks": {}}
-

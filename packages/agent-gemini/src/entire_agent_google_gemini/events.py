@@ -122,11 +122,27 @@ def task_id(session_id: str, tool_input: dict[str, Any]) -> str:
 
     Gemini's hook payloads carry no tool-call id, and both hooks see the same arguments.
     """
-    import hashlib
-    import json
+    from entire_core import _json
+    from entire_core._digest import sha256_hex
 
-    text = session_id + "\0" + json.dumps(tool_input, sort_keys=True, separators=(",", ":"))
-    return "gemini-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    try:
+        canonical = _json.dumps(_sorted(tool_input))
+    except TypeError:  # a float: only the json package writes those
+        import json
+
+        canonical = json.dumps(tool_input, sort_keys=True, separators=(",", ":"))
+    return "gemini-" + sha256_hex((session_id + "\0" + canonical).encode("utf-8", "surrogatepass"))[:24]
+
+
+def _sorted(value: object) -> object:
+    """``value`` with every object's keys in order, so that equal arguments make one text."""
+    if isinstance(value, dict):
+        mapping: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
+        return {k: _sorted(mapping[k]) for k in sorted(mapping)}
+    if isinstance(value, list):
+        items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
+        return [_sorted(v) for v in items]
+    return value
 
 
 def subagent_id(tool_response: object) -> str:
