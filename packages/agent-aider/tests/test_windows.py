@@ -110,3 +110,16 @@ def test_case_variants_of_the_history_file_share_one_state(monkeypatch: pytest.M
     assert state.history_key("/R/Chat.md") != state.history_key("/r/chat.md")
     monkeypatch.setattr(os.path, "normcase", str.lower)  # what ntpath.normcase does to these
     assert state.history_key("/R/Chat.md") == state.history_key("/r/chat.md")
+
+
+def test_the_state_0_1_0_kept_under_a_shorter_name_is_read_after_an_upgrade(tmp_path: Path) -> None:
+    from entire_agent_aider import state
+    from entire_core.scratch import Scratch
+
+    scratch = Scratch(str(tmp_path), "aider")
+    history = str(tmp_path / ".aider.chat.history.md")
+    os.makedirs(scratch.directory)
+    old = os.path.join(scratch.directory, f"state-{state.history_key(history)}.json")  # 0.1.0's name
+    with open(old, "w") as f:
+        f.write('{"v": 1, "offset": 42}')
+    assert state.load(scratch, history) == {"v": 1, "offset": 42}

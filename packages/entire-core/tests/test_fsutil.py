@@ -68,6 +68,21 @@ def test_scratch_state_is_written_without_fsync(tmp_path, monkeypatch):
     scratch = Scratch(str(tmp_path), "sample")
     scratch.save("turn", "k", {"n": 1})
     assert synced == [] and scratch.load("turn", "k") == {"n": 1}
+    scratch.save("queue", "k", {"n": 2}, durable=True)  # more than a hint: the file and its folder
+    assert len(synced) == 2 and scratch.load("queue", "k") == {"n": 2}
+
+
+def test_scratch_reads_the_file_an_earlier_release_named_while_todays_is_missing(tmp_path):
+    from entire_core.scratch import Scratch
+
+    scratch = Scratch(str(tmp_path), "sample")
+    os.makedirs(scratch.directory)
+    with open(scratch.path("state-0123456789abcdef.json"), "w") as f:
+        f.write('{"n": 1}')
+    assert scratch.load("state", "k", earlier="state-0123456789abcdef.json") == {"n": 1}
+    assert scratch.load("state", "k") == {}
+    scratch.save("state", "k", {"n": 2})
+    assert scratch.load("state", "k", earlier="state-0123456789abcdef.json") == {"n": 2}
 
 
 def test_only_a_durable_write_fsyncs_its_directory(tmp_path, monkeypatch):

@@ -42,10 +42,11 @@ def session_ref(scratch: Scratch, session_id: str) -> str:
 
 def load(scratch: Scratch, history: str) -> dict[str, Any]:
     """The state of ``history``; a missing, unreadable or older-format file is a fresh state."""
-    value = scratch.load(KIND, path_key(history))
+    # 0.1.0 named the file by a shorter hash: a plugin upgraded while Aider runs goes on from it.
+    value = scratch.load(KIND, path_key(history), earlier=f"state-{history_key(history)}.json")
     return value if value.get("v") == STATE_VERSION else {"v": STATE_VERSION}
 
 
 def save(scratch: Scratch, history: str, state: dict[str, Any]) -> None:
-    """Write the state of ``history`` atomically."""
-    scratch.save(KIND, path_key(history), state)
+    """Write the state of ``history`` atomically and durably: losing it would deliver events again."""
+    scratch.save(KIND, path_key(history), state, durable=True)

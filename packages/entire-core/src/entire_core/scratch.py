@@ -52,19 +52,30 @@ class Scratch:
         digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[:24]
         return self.path(f"{kind}-{digest}.json")
 
-    def load(self, kind: str, key: str) -> dict[str, Any]:
-        """The state saved for ``key``, or an empty dict when there is none or it cannot be read."""
+    def load(self, kind: str, key: str, *, earlier: str = "") -> dict[str, Any]:
+        """The state saved for ``key``, or an empty dict when there is none or it cannot be read.
+
+        ``earlier`` names the file an earlier release kept this state in, read when today's is missing.
+        """
         from entire_core import _json
         from entire_core.jsonvalues import obj
 
-        try:
-            with open(self.file(kind, key), "rb") as f:
-                return obj(_json.loads(f.read()))
-        except (OSError, ValueError):
-            return {}
+        for path in (self.file(kind, key), self.path(earlier) if earlier else ""):
+            try:
+                with open(path, "rb") as f:
+                    return obj(_json.loads(f.read()))
+            except FileNotFoundError:
+                continue
+            except (OSError, ValueError):
+                return {}
+        return {}
 
-    def save(self, kind: str, key: str, value: dict[str, Any]) -> None:
-        """Write the state for ``key`` atomically (compact JSON)."""
+    def save(self, kind: str, key: str, value: dict[str, Any], *, durable: bool = False) -> None:
+        """Write the state for ``key`` atomically (compact JSON).
+
+        By default without fsync: a file a power loss leaves empty reads as no state. ``durable`` is for
+        state that is more than a hint (Aider's queue of events not yet delivered).
+        """
         from entire_core import _json, fsutil
 
         try:
@@ -73,8 +84,7 @@ class Scratch:
             import json
 
             text = json.dumps(value, separators=(",", ":"))
-        # No fsync at all: a file a power loss leaves empty reads as no state, which ``load`` allows.
-        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=False, fsync=False)
+        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=durable, fsync=durable)
 
     def remove(self, kind: str, key: str) -> None:
         """Forget the state for ``key`` (nothing happens when there is none)."""
