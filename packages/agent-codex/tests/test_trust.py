@@ -301,6 +301,17 @@ def test_trust_remove_keeps_user_entries_and_project_trust(agent: OpenAICodexAge
     assert list(trust.hook_states(data)) == [f"{hooks_path}:stop:3:0"]
     assert data["projects"][os.path.realpath(agent.repo_root)] == {"trust_level": "trusted"}
     assert trust.trust_command(agent, ["--remove", "--project"]) == 2
+    assert trust.trust_command(agent, ["-remove", "--project=true"]) == 2  # Go's spellings mean the same
+
+
+@pytest.mark.parametrize("spelling", ["-remove", "--remove=true", "-remove=1"])
+def test_trust_remove_in_each_spelling_the_dispatcher_accepts(agent: OpenAICodexAgent, spelling: str) -> None:
+    config = Path(agent.env["CODEX_HOME"], "config.toml")
+    config.write_text(LABELLED)
+    agent.install_hooks()
+    assert trust.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, [spelling]) == 0
+    assert config.read_text() == LABELLED
 
 
 def test_trust_remove_without_a_config_writes_nothing(agent: OpenAICodexAgent) -> None:

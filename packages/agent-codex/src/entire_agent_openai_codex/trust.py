@@ -352,18 +352,21 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
     """
     import sys
 
+    from entire_core.cli_flags import BOOL, parse_flags
     from entire_core.errors import ConfigError
 
     from entire_agent_openai_codex import paths
 
-    if "--remove" in argv and "--project" in argv:
+    flags = parse_flags(argv, {"project": BOOL, "remove": BOOL})  # -remove, --remove=true: Go's spellings
+    remove, project = flags.bool_("remove"), flags.bool_("project")
+    if remove and project:
         print(f"{PROGRAM} trust: --remove leaves project trust alone; drop --project", file=sys.stderr)
         return 2
     root = agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)
     config_path = os.path.join(paths.codex_home(agent.env), "config.toml")
     events, problem = read_hooks(hooks_path)
-    if "--remove" in argv:
+    if remove:
         removed = remove_trust(config_path, hooks_path, events or {}, agent.name)
         print(f"Removed {len(removed)} trust entries of Entire's hooks from {config_path}")
         return 0
@@ -376,9 +379,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
         raise ConfigError(
             f"{hooks_path} holds no Entire hooks: install them first (`entire enable --agent openai-codex`)"
         )
-    keys = write_trust(
-        config_path, hooks_path, events, agent.name, project_root=root if "--project" in argv else ""
-    )
+    keys = write_trust(config_path, hooks_path, events, agent.name, project_root=root if project else "")
     print(f"Trusted {len(keys)} Entire hooks in {config_path}:")
     for key in keys:
         print(f"  {key}")
