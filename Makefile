@@ -31,7 +31,7 @@ test: ## pytest on all cores (xdist): everything but the real-agent e2e tests; c
 	$(RUN) python tools/coverage_check.py build/coverage.json --min 90 --report-only entire_sim
 
 # Skipped with a one-line reason where `unshare -n` or the agents cannot be had (macOS); required,
-# so failing instead, with CI=true (as in .ci/run) or ENTIRE_E2E=1.
+# so failing instead, with CI=true or ENTIRE_E2E=1 (.ci/run sets it).
 e2e: ## The real-agent end-to-end tests only (marker e2e): each agent's window against a scripted model server
 	$(RUN) pytest -m e2e
 
