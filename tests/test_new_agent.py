@@ -64,6 +64,15 @@ def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_pa
 
     tests = _run(copy, *run, "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", str(package))
     assert " passed" in tests.stdout and "failed" not in tests.stdout
+    # What make test asks of every agent as well: its coverage measured, its bundled session replayed
+    # with the hook path kept light (tests/test_startup.py needs the package's demo/replay.json).
+    import tomllib
+
+    coverage = tomllib.loads((copy / "pyproject.toml").read_text())["tool"]["coverage"]["run"]["source"]
+    assert "entire_agent_acme_coder" in coverage
+    startup = _run(copy, *run, "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-k", "acme-coder",
+                   "tests/test_startup.py")  # fmt: skip
+    assert "3 passed" in startup.stdout and "skipped" not in startup.stdout, startup.stdout
     assert "lockstep" in _run(copy, *run, "python", "tools/release/bump.py", "--check").stdout
     _run(copy, *run, "ruff", "check", str(package))
     _run(copy, *run, "ruff", "format", "--check", str(package))

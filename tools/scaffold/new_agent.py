@@ -127,8 +127,9 @@ def render(package: Path, n: dict[str, str]) -> None:
     shutil.copyfile(ROOT / "LICENSE", package / "LICENSE")
 
 
-def add_to_root(root: Path, dist: str) -> None:
-    """The workspace root depends on the new member (so ``uv run`` installs it) and takes it from the tree."""
+def add_to_root(root: Path, dist: str, module: str) -> None:
+    """The workspace root depends on the new member (so ``uv run`` installs it), takes it from the tree,
+    and measures its coverage (``make test`` holds every package's ``src/`` at 90%)."""
     import tomlkit
 
     path = root / "pyproject.toml"
@@ -143,6 +144,9 @@ def add_to_root(root: Path, dist: str) -> None:
     source = tomlkit.inline_table()
     source["workspace"] = True
     sources[dist] = source
+    coverage = tool["coverage"]["run"]["source"]
+    assert isinstance(coverage, list), f"{path}: [tool.coverage.run] source is not a list"
+    coverage.append(module)
     _write(path, tomlkit.dumps(doc))
 
 
@@ -184,7 +188,7 @@ def scaffold(root: Path, name: str, title: str, *, lock: bool = True) -> Path:
         render(package, n)
         with (package / "pyproject.toml").open("wb") as f:
             tomli_w.dump(pyproject(n, core_range(version)), f)
-        add_to_root(root, n["dist"])
+        add_to_root(root, n["dist"], n["module"])
         add_changelog_line(root, n["dist"], name)
         # The templates are written for any name; the house style is ruff's, at whatever length the name makes lines.
         _tool(root, "ruff", "check", "--fix", "--select", "I", "--quiet", str(package))
