@@ -78,15 +78,19 @@ class Agent:
 
 
 def codex_config(port: int) -> str:
-    """``CODEX_HOME/config.toml``: ``generate-text`` runs the real Codex against the scripted server."""
-    import tomli_w
+    """``CODEX_HOME/config.toml``: ``generate-text`` runs the real Codex against the scripted server.
 
-    provider = {"name": "Scripted", "base_url": f"http://127.0.0.1:{port}/v1", "env_key": "SCRIPTED_API_KEY",
-                "wire_api": "responses", "request_max_retries": 0, "stream_max_retries": 0}  # fmt: skip
-    config = {"model": "gpt-5.5", "model_provider": "scripted", "approval_policy": "never",
-              "sandbox_mode": "danger-full-access", "check_for_update_on_startup": False,
-              "model_providers": {"scripted": provider}, "analytics": {"enabled": False}}  # fmt: skip
-    return tomli_w.dumps(config)
+    The same settings as the end-to-end tests', from their driver (``tests/e2e/codex_driver.py``).
+    """
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    path = ROOT / "packages" / "agent-codex" / "tests" / "e2e" / "codex_driver.py"
+    spec = spec_from_file_location("codex_driver", path)
+    assert spec is not None and spec.loader is not None, path
+    driver = module_from_spec(spec)
+    spec.loader.exec_module(driver)
+    config: str = driver.user_config(port)
+    return config
 
 
 AGENTS: tuple[Agent, ...] = (
