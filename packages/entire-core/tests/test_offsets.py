@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -178,6 +179,18 @@ def test_line_positions_are_not_rewritten_for_the_newest_mark_again(tmp_path: Pa
     positions.remember(str(path), 1, 4)
     assert store.stat().st_ino != written  # a new mark is written (atomically: a new file)
     assert (positions.byte_of(str(path), 1), positions.byte_of(str(path), 2)) == (4, 8)
+
+
+def test_a_store_holding_what_answers_never_do_is_still_written(tmp_path: Path) -> None:
+    # A float (someone edited the store) is not the hot answers' JSON, but a cache must not fail a hook.
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    store = tmp_path / "positions.json"
+    store.write_text('{"/elsewhere": {"file": [1, 2], "marks": [[1, 2.5]]}}')
+    positions = offsets.LinePositions(str(store))
+    positions.remember(str(path), 2, 8)
+    assert positions.byte_of(str(path), 2) == 8
+    assert json.loads(store.read_text())["/elsewhere"]["marks"] == [[1, 2.5]]
 
 
 def test_line_starts_and_the_last_line_holding_a_needle(tmp_path: Path) -> None:

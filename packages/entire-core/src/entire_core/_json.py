@@ -48,6 +48,17 @@ def dumps(value: object) -> str:
     raise TypeError(f"cannot encode {type(value).__name__} for the Entire CLI")
 
 
+def dumps_state(value: object) -> str:
+    """Compact JSON for our own state files, which may hold what an answer never does (a float,
+    read back from a file someone edited): ``dumps``, and the json package only for such values."""
+    try:
+        return dumps(value)
+    except TypeError:
+        import json
+
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 _WHITESPACE = " \t\n\r"
 """JSON's whitespace; ``str.strip()`` would also take characters JSON refuses."""
 

@@ -332,6 +332,8 @@ class LinePositions:
 
         try:  # noqa: SIM105 - contextlib would be one more import on the hook path
             # No fsync: a store a power loss leaves empty or stale reads as nothing known.
-            fsutil.atomic_write(self.store, _json.dumps(data).encode("utf-8"), durable=False, fsync=False)
+            fsutil.atomic_write(
+                self.store, _json.dumps_state(data).encode("utf-8"), durable=False, fsync=False
+            )
         except OSError:
             pass  # a cache: losing it costs a slower read, never a wrong one

@@ -78,12 +78,7 @@ class Scratch:
         """
         from entire_core import _json, fsutil
 
-        try:
-            text = _json.dumps(value)
-        except TypeError:  # a float, or another value only the json package writes
-            import json
-
-            text = json.dumps(value, separators=(",", ":"))
+        text = _json.dumps_state(value)
         fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=durable, fsync=durable)
 
     def remove(self, kind: str, key: str) -> None:

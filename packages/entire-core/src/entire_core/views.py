@@ -328,7 +328,7 @@ class View:
 
         self.meta["v"] = 1
         self.meta["touched"] = int(time.time())
-        fsutil.atomic_write(self.meta_path, _json.dumps(self.meta).encode("utf-8"), durable=durable)
+        fsutil.atomic_write(self.meta_path, _json.dumps_state(self.meta).encode("utf-8"), durable=durable)
 
     @property
     def exists(self) -> bool:
@@ -384,8 +384,6 @@ class View:
         default: its last complete line); a view kept ``upto`` a point does not follow the file later.
         ``commit=False`` leaves an append's commit (``_save``) to the caller's next step, which must save.
         """
-        from entire_core import offsets
-
         m = self.meta
         if native is None:
             if not m or not m.get("follow", True):
@@ -448,8 +446,6 @@ class View:
 
         Positions go on from where the old view ended, so the CLI's stored positions stay comparable.
         """
-        from entire_core import offsets
-
         old_end = self.end() if self.meta else 0
         m: dict[str, Any] = {"native": native, "native_start": start, "follow": upto is None, "turn": -1}
         self.meta = m

@@ -99,8 +99,6 @@ def read_json_object(path: str, *, comments: bool) -> dict[str, Any] | None:
     """A JSON (or JSONC) file whose top level is an object, for reading only: None when it is missing,
     ``{}`` when it is blank; ConfigError naming the file when it cannot be read, does not parse or is
     not an object."""
-    from entire_core.errors import ConfigError
-
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
