@@ -34,13 +34,15 @@ class TestAiderContract(AgentContract):
         "the user's own keys": b"# my settings\nmodel: sonnet   # the default\n\nauto-commits: false\n",
         "CRLF": b"# mine\r\nmodel: sonnet\r\nauto-lint: false\r\n",
         "BOM": b"\xef\xbb\xbfmodel: sonnet\n",
-        "tabs": b"model: sonnet\t# tab before the comment\nlint-cmd: 'python: ruff\tcheck'\n#\tindented note\n",
+        "tabs": b"lint-cmd: 'python: ruff\tcheck'\n#\tindented note\nmodel: sonnet   # the default\n",
+        "a tab before a comment, which YAML refuses (refused)": b"model: sonnet\t# tab before the comment\n",
         "unicode": "# réglages ✓\nmodel: sonnet\n".encode(),
         "no final newline": b"model: sonnet",
         "a comment without a final newline": b"model: sonnet\n# the end",
         "the user's own notifications-command (refused)": b"notifications-command: say done\nmodel: sonnet\n",
         "YAML Aider would not read (refused)": b"model: [unclosed\n",
     }
+    hook_config_refused = frozenset(name for name in hook_config_originals if name.endswith("(refused)"))
     transcript_cases = [
         TranscriptCase(
             HISTORY,

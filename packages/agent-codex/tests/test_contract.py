@@ -54,6 +54,8 @@ class TestOpenAICodexContract(AgentContract):
         "a matcher group of the user's with our event's matcher": b'{"hooks": {"{event}": [{"matcher": "",'
         b' "hooks": [{"type": "command", "command": "echo mine"}]}]}}',
     }
+    # Codex takes only ``description`` beside ``hooks``.
+    hook_config_refused = AgentContract.hook_config_refused | {"a key Codex rejects"}
     transcript_cases: ClassVar[list[TranscriptCase]] = [
         TranscriptCase(
             ROLLOUT1,

@@ -130,8 +130,13 @@ class TestGeminiContract(AgentContract):
         "the user's switch on": b'{\n  "hooksConfig": {"enabled": true}\n}\n',
         "the user's switch off (refused)": b'{"hooksConfig": {"enabled": false}}\n',
         "the user's settings with comments": (
-            b'{\n  // my theme\n  "ui": {"theme": "GitHub"}, /* trailing */\n  "general": {"vimMode": true},\n}\n'
+            b'{\n  // my theme\n  "ui": {"theme": "GitHub"}, /* mine */\n  "general": {"vimMode": true}\n}\n'
         ),
+        # Gemini reads settings with strip-json-comments and JSON.parse: no trailing comma, no empty file.
+        "a trailing comma Gemini would not read (refused)": b'{\n  "ui": {"theme": "GitHub"},\n}\n',
+    }
+    hook_config_refused = AgentContract.hook_config_refused | {
+        name for name in hook_config_originals if name.endswith("(refused)")
     }
     transcript_cases = TRANSCRIPTS
     hook_cases = HOOKS

@@ -67,6 +67,10 @@ class AgentContract:
     anything else: only the agent's own ``hook_config_originals`` (and a missing file) are tried."""
     hook_config_originals: ClassVar[dict[str, bytes | None]] = {}
     """The agent's own tricky originals, added to core's."""
+    hook_config_refused: ClassVar[frozenset[str]] = frozenset(["comment only"])
+    """The originals (by name) that install must refuse, one line on stderr and the file untouched; every
+    other one it must take and give back. Core's JSON(C) editor refuses a file holding only a comment,
+    as JSON.parse after stripping comments does: there is no value to add our hooks to."""
 
     def prepare_repo(self, sandbox: Sandbox) -> None:
         """Hook for agents: set up the repository and home before each test (e.g. a config dir)."""
@@ -391,6 +395,7 @@ class AgentContract:
         originals = {"missing": None, **self.hook_config_originals}
         if self.hook_config_syntax == "json":
             originals = {**JSON_ORIGINALS, **self.hook_config_originals}
+        unexpected: list[str] = []
         for i, (name, original) in enumerate(originals.items()):
             data = None if original is None else original.replace(b"{event}", event.encode())
             env = self._fresh_env(tmp_path / f"case-{i}")
@@ -399,15 +404,19 @@ class AgentContract:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             before = env.sandbox.snapshot()
-            if env.raw("install-hooks").code == 0:
+            first = env.raw("install-hooks")
+            if (first.code != 0) != (name in self.hook_config_refused):
+                unexpected.append(f"{name}: install {'refused' if first.code else 'took'} it")
+            if first.code == 0:
                 assert env.call("are-hooks-installed")["installed"] is True, name
                 env.call("install-hooks")
                 env.call("uninstall-hooks")
             else:
-                assert_one_line_error(env.raw("install-hooks"))
+                assert_one_line_error(first)
             assert env.sandbox.snapshot() == before, (
                 f"{name}: install, install, uninstall changed {self.hook_config}"
             )
+        assert unexpected == [], f"{unexpected} (hook_config_refused: {sorted(self.hook_config_refused)})"
 
     def _fresh_env(self, root: Path) -> Env:
         sandbox = Sandbox(root, extra_env=dict(self.extra_env))
