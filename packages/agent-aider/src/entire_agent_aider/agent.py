@@ -114,11 +114,10 @@ class AiderAgent(
         return shell.join(["aider", "--chat-history-file", ref, "--restore-chat-history"])
 
     def _restored_path(self, session_id: str) -> str:
-        from entire_core.scratch import Scratch
 
         from entire_agent_aider import state
 
-        return state.session_ref(Scratch(self.repo_root, self.name), session_id)
+        return state.session_ref(self.scratch(), session_id)
 
     # -- hooks ----------------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from entire_core.jsonvalues import text as as_str
-from entire_core.scratch import Scratch, path_key
+from entire_core.scratch import path_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,10 +29,6 @@ TURN_END = "turn-end"
 # -- the turn a Stop hook announced -------------------------------------------------------------------------
 
 
-def _scratch(agent: Agent) -> Scratch:
-    return Scratch(agent.repo_root, agent.name)
-
-
 def expect_turn_end(agent: Agent, ref: str, payload: Mapping[str, Any]) -> None:
     """Note what the Stop hook said ended (turn id, last message) for ``prepare-transcript``.
 
@@ -45,21 +41,21 @@ def expect_turn_end(agent: Agent, ref: str, payload: Mapping[str, Any]) -> None:
         "message": as_str(payload.get("last_assistant_message")),
     }
     try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-        _scratch(agent).save(TURN_END, path_key(ref), expected)
+        agent.scratch().save(TURN_END, path_key(ref), expected)
     except OSError:
         pass
 
 
 def pending_turn_end(agent: Agent, ref: str) -> dict[str, str]:
     """What the last Stop hook for this rollout announced, or an empty dict."""
-    saved = _scratch(agent).load(TURN_END, path_key(ref))
+    saved = agent.scratch().load(TURN_END, path_key(ref))
     return {k: v for k, v in saved.items() if isinstance(v, str)}
 
 
 def clear_turn_end(agent: Agent, ref: str) -> None:
     """Forget the announced turn once the rollout holds it."""
     try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-        _scratch(agent).remove(TURN_END, path_key(ref))
+        agent.scratch().remove(TURN_END, path_key(ref))
     except OSError:
         pass
 
@@ -72,7 +68,7 @@ def ephemeral_path(agent: Agent, session_id: str) -> str:
     dispatcher sees the event)."""
     from entire_core import validate
 
-    return _scratch(agent).path(f"ephemeral-{validate.session_id(session_id)}.jsonl")
+    return agent.scratch().path(f"ephemeral-{validate.session_id(session_id)}.jsonl")
 
 
 def _now() -> str:

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     from entire_core.protocol import AgentSession
-    from entire_core.scratch import Scratch
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
@@ -74,12 +73,6 @@ class GeminiAgent(
         from entire_agent_google_gemini import paths
 
         return paths.gemini_home(self.env, self.home())
-
-    def scratch(self) -> Scratch:
-        """This agent's scratch state in the repository (kept chat copies, line positions, compactions)."""
-        from entire_core.scratch import Scratch
-
-        return Scratch(self.repo_root, self.name)
 
     def detect(self) -> bool:
         return os.path.isdir(os.path.join(self.repo_root, ".gemini"))

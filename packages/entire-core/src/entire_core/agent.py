@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     from entire_core.protocol import AgentSession, HookInput
+    from entire_core.scratch import Scratch
     from entire_core.types import CompactTranscript, Event, TokenUsage
     from entire_core.views import ViewFormat
 
@@ -97,6 +98,12 @@ class Agent:
             if parent == here:
                 return self.cwd
             here = parent
+
+    def scratch(self) -> Scratch:
+        """This agent's scratch state in its repository (``entire_core.scratch``)."""
+        from entire_core.scratch import Scratch
+
+        return Scratch(self.repo_root, self.name)
 
     def home(self) -> str:
         """The user's home directory as this process's environment gives it (``USERPROFILE`` on Windows)."""
