@@ -107,7 +107,9 @@ def test_compaction_state_of_a_hostile_session_id_stays_in_scratch(
     chat.write_text("{}\n")
     hook = {"session_id": "../../x", "transcript_path": str(chat), "trigger": "auto"}
     before = {p for p in tmp_path.rglob("*") if p.is_file()}
-    assert agent.parse_hook("pre-compress", hook) is None  # the baseline; the dispatcher refuses the id
+    # The first PreCompress only sets the baseline (no event, so nothing for the dispatcher to refuse);
+    # what it writes is keyed by a hash of the id, inside the scratch directory.
+    assert agent.parse_hook("pre-compress", hook) is None
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p not in before]
     assert written and all(p.parent == Path(agent.scratch().directory) for p in written), written
 

@@ -13,8 +13,6 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
 import model_server
 from driver import AGENT, git, run_session
 from entire_sim import Simulator

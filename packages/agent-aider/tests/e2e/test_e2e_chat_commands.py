@@ -25,9 +25,6 @@ QUESTION = "What does greet do?"
 
 @pytest.fixture(scope="module", params=WINDOW.versions())
 def report(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    problem = e2e.loopback_namespace_problem()
-    if problem:
-        pytest.fail(problem)
     venv = e2e.pypi_tool("aider-chat", request.param).parent
     work = tmp_path_factory.mktemp(f"aider-ask-{request.param}")
     plugin = Path(sys.executable).parent / "entire-agent-aider"
