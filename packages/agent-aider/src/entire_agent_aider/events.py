@@ -77,10 +77,10 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
 def _history_file(value: str, repo_root: str) -> str:
     from entire_core import validate
 
-    from entire_agent_aider.paths import default_history
-
     if os.path.isabs(value) and "\0" not in value and not validate.has_parent_reference(value):
         return value
+    from entire_agent_aider.paths import default_history  # only when the payload names no history
+
     return default_history(repo_root)
 
 
