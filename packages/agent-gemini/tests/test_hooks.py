@@ -269,7 +269,7 @@ def test_uninstall_removes_bare_and_guarded_commands_alike(agent: GeminiAgent, r
             {"hooks": {"BeforeAgent": [{"hooks": [bare]}], "AfterAgent": [{"hooks": [guarded]}]}}
         ).encode(),
     )
-    assert set(hooks.installed(str(repo), "google-gemini")) == {"BeforeAgent", "AfterAgent"}
+    assert set(hooks.installed(agent)) == {"BeforeAgent", "AfterAgent"}
     agent.uninstall_hooks()
     assert json.loads(settings_file(repo).read_bytes()) == {"hooks": {}}
 

@@ -170,17 +170,17 @@ class GeminiAgent(
         from entire_agent_google_gemini.versions import WINDOW
 
         refuse_older(WINDOW, "gemini", {**self.env, "GEMINI_CLI_NO_RELAUNCH": "true"})
-        return hooks.settings_file(self.repo_root, self.name, self.env).install(force=force)
+        return hooks.settings_file(self).install(force=force)
 
     def uninstall_hooks(self) -> None:
         from entire_agent_google_gemini import hooks
 
-        hooks.settings_file(self.repo_root, self.name, self.env).uninstall()
+        hooks.settings_file(self).uninstall()
 
     def are_hooks_installed(self) -> bool:
         from entire_agent_google_gemini import hooks
 
-        return bool(hooks.installed(self.repo_root, self.name))
+        return bool(hooks.installed(self))
 
     def write_hook_response(self, message: str) -> bytes:
         import json

@@ -95,7 +95,7 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
 
     project = paths.project_settings(agent.repo_root)
     try:
-        present = hooks.installed(agent.repo_root, agent.name)
+        present = hooks.installed(agent)
     except ConfigError:
         report.skip("Entire's hooks", f"{project} does not parse")
         return False

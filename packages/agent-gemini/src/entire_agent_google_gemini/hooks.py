@@ -15,9 +15,9 @@ from entire_agent_google_gemini import paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
 
+    from entire_core.agent import Agent
     from entire_core.hookfile import HookGroupsFile
 
 EVENTS: dict[str, tuple[str, str | None, int]] = {
@@ -112,7 +112,7 @@ def _check(root: dict[str, Any], path: str) -> None:
         del events[key]
 
 
-def settings_file(project_root: str, agent_name: str, env: Mapping[str, str]) -> HookGroupsFile:
+def settings_file(agent: Agent) -> HookGroupsFile:
     """The project's ``.gemini/settings.json`` as core's hook-groups editor sees it.
 
     What install created (the file, ``.gemini/``, ``hooks``, ``hooksConfig``, its ``enabled``) is kept
@@ -123,11 +123,11 @@ def settings_file(project_root: str, agent_name: str, env: Mapping[str, str]) ->
     from entire_core.hookfile import HookGroupsFile, Switch
 
     return HookGroupsFile(
-        paths.project_settings(project_root),
-        agent_name=agent_name,
-        env=env,
-        wanted=lambda: wanted(agent_name),
-        is_ours=lambda entry: is_ours(entry, agent_name),
+        paths.project_settings(agent.repo_root),
+        agent_name=agent.name,
+        env=agent.env,
+        wanted=lambda: wanted(agent.name),
+        is_ours=lambda entry: is_ours(entry, agent.name),
         comments=True,
         switches=(Switch(ENABLED, True, REFUSE_DISABLED),),
         check=_check,
@@ -135,10 +135,6 @@ def settings_file(project_root: str, agent_name: str, env: Mapping[str, str]) ->
     )
 
 
-def installed(project_root: str, agent_name: str) -> dict[str, list[dict[str, Any]]]:
+def installed(agent: Agent) -> dict[str, list[dict[str, Any]]]:
     """Our handlers per Gemini event in the project settings (events without ours left out)."""
-    from entire_core import hooks
-    from entire_core.config.json import read_json_object
-
-    root = read_json_object(paths.project_settings(project_root), comments=True) or {}
-    return hooks.installed_groups(obj(root.get("hooks")), lambda entry: is_ours(entry, agent_name))
+    return settings_file(agent).installed()
