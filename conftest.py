@@ -12,11 +12,24 @@ fails is decided in one place, ``entire_sim.pytest_e2e``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-from hypothesis import settings
+import pytest
+from hypothesis import configuration, settings
 
 pytest_plugins = ["entire_core.testing.pytest_plugin", "entire_sim.pytest_e2e"]
 
+# Each test runs in a throwaway working directory (entire_core.testing.pytest_plugin): keep the
+# example database in the checkout, where a failure found locally is replayed.
+configuration.set_hypothesis_home_dir(Path(__file__).parent / ".hypothesis")
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of this checkout to run commands in as a contributor would, at its root (read it, never edit it)."""
+    from checkout import copy_checkout
+
+    return copy_checkout(tmp_path_factory.mktemp("checkout"))

@@ -14,22 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 SCAFFOLD = ROOT / "tools" / "scaffold" / "new_agent.py"
 UV = os.environ.get("UV") or shutil.which("uv") or "uv"
-
-
-def _copy_checkout(target: Path) -> None:
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")  # fmt: skip
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
 
 
 def _run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
@@ -41,8 +30,7 @@ def _run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_path: Path) -> None:
-    copy = tmp_path / "checkout"
-    _copy_checkout(copy)
+    copy = copy_checkout(tmp_path / "checkout")
     run = (UV, "run", "--locked", "--all-packages")
     out = _run(copy, "make", "new-agent", "NAME=acme-coder", "TITLE=Acme Coder", f"UV={UV}")
     assert "packages/agent-acme-coder" in out.stdout

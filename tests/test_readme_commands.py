@@ -110,7 +110,7 @@ def test_make_check_is_test_and_e2e_and_they_split_the_suite() -> None:
     assert "pytest -m e2e" in e2e_recipe
 
 
-def test_the_fast_test_command_selects_no_slow_test() -> None:
+def test_the_fast_test_command_selects_no_slow_test(checkout: Path) -> None:
     command = readme_commands.shown('uv run --locked --all-packages pytest -m "not e2e and not walkthrough"')
     # The command itself, with pytest told to collect only (running the suite from inside it would recurse).
     words = shlex.split(command)
@@ -118,7 +118,7 @@ def test_the_fast_test_command_selects_no_slow_test() -> None:
     args = [*words[4:], "--collect-only", "-q", "-p", "no:cacheprovider"]
     done = subprocess.run(
         [sys.executable, "-m", *args],
-        cwd=readme_commands.ROOT,
+        cwd=checkout,
         capture_output=True,
         text=True,
         timeout=600,

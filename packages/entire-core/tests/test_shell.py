@@ -1,25 +1,36 @@
-"""Resume commands are quoted for the shell they are pasted into; hostile words stay one inert argument."""
+"""Resume commands are quoted for the shell they are pasted into; hostile words stay one inert argument.
+
+The injections among the hostile words only create a canary file in the test's directory: a quoting bug
+fails the test instead of running anything that matters.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from entire_core import shell
 from entire_core.errors import InvalidInput
+from entire_core.testing.hostile import CANARY_ENV, CANARY_PAYLOADS
 
-HOSTILE_WORDS = ["x; rm -rf ~", "a'b", 'a"b', "$(id)", "`id`", "a\nb", "a b", "a&b|c", "%PATH%", "~root",
-                 "a\\b", "*", "-rf", "", "é", "!x", "'", "''"]  # fmt: skip
+HOSTILE_WORDS = [*CANARY_PAYLOADS, "a'b", 'a"b', "$(echo x)", "`echo x`", "a\nb", "a b", "a&b|c", "%PATH%",
+                 "~root", "a\\b", "*", "-rf", "", "é", "!x", "'", "''"]  # fmt: skip
 SHELLS = [s for s in ("sh", "bash", "dash", "zsh") if shutil.which(s)]
 
 
 @pytest.mark.parametrize("program", SHELLS)
-def test_a_posix_shell_reads_back_exactly_the_words(program: str) -> None:
+def test_a_posix_shell_reads_back_exactly_the_words(program: str, tmp_path: Path) -> None:
+    canary = tmp_path / "canary"
     argv = ["printf", "%s\\0", *HOSTILE_WORDS]
     line = shell.join(argv, shell.POSIX)
-    done = subprocess.run([program, "-c", line], capture_output=True, check=True, timeout=30)
+    env = {**os.environ, CANARY_ENV: str(canary)}
+    done = subprocess.run([program, "-c", line], capture_output=True, timeout=30, env=env, cwd=tmp_path)
+    assert not canary.exists(), f"{program} ran an injected command: {line}"
+    assert done.returncode == 0, done.stderr
     assert done.stdout.decode("utf-8").split("\0")[:-1] == HOSTILE_WORDS
 
 

@@ -97,12 +97,12 @@ def test_the_runner_without_a_suite_says_how_to_build_one() -> None:
     assert "go build" in run.MISSING_SUITE
 
 
-def test_make_compliance_without_suite_gives_the_same_one_line() -> None:
+def test_make_compliance_without_suite_gives_the_same_one_line(checkout: Path) -> None:
     """The README's `make compliance`, without SUITE."""
     env = {k: v for k, v in os.environ.items() if k not in ("SUITE", "MAKEFLAGS", "MFLAGS")}
     done = subprocess.run(
         ["make", "--no-print-directory", "compliance"],
-        cwd=ROOT,
+        cwd=checkout,
         env=env,
         capture_output=True,
         text=True,
@@ -111,14 +111,14 @@ def test_make_compliance_without_suite_gives_the_same_one_line() -> None:
     assert run.MISSING_SUITE in one_line_error(done)
 
 
-def test_the_readme_command_calls_the_runner_with_its_suite() -> None:
+def test_the_readme_command_calls_the_runner_with_its_suite(checkout: Path) -> None:
     """The README's `make compliance SUITE=...`, dry-run (`make -n`): the command it would run."""
     command = "make compliance SUITE=../external-agents-tests/external-agents-tests"
     assert f"\n{command}\n" in (ROOT / "README.md").read_text(encoding="utf-8")
     words = shlex.split(command)
     done = subprocess.run(
         ["make", "-n", "--no-print-directory", *words[1:]],
-        cwd=ROOT,
+        cwd=checkout,
         capture_output=True,
         text=True,
         check=False,

@@ -22,7 +22,10 @@ def test_only_loopback_exists_inside() -> None:
     assert outside.returncode != 0 and b"unreachable" in outside.stderr.lower()
 
 
-def test_cache_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_cache_dir_is_named_or_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ENTIRE_E2E_CACHE", str(tmp_path / "named"))
+    assert e2e.cache_dir() == tmp_path / "named"
+    monkeypatch.delenv("ENTIRE_E2E_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert e2e.cache_dir() == tmp_path / "entire-agents-e2e"
     monkeypatch.delenv("XDG_CACHE_HOME")

@@ -2,7 +2,8 @@
 namespace in which only 127.0.0.1 exists, so the agent can reach the scripted model server and
 nothing else.
 
-Agents are cached under ``$XDG_CACHE_HOME/entire-agents-e2e`` (``~/.cache/...``): the first run
+Agents are cached under ``$ENTIRE_E2E_CACHE``, by default ``$XDG_CACHE_HOME/entire-agents-e2e``
+(``~/.cache/...``; the test plugin names the real one before it moves the tests' home): the first run
 installs them from the package registries, later runs reuse them. An interrupted install is never
 mistaken for a finished one.
 
@@ -44,7 +45,9 @@ LOOPBACK_ONLY = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', 
 
 
 def cache_dir() -> Path:
-    """Where pinned agents are installed and reused."""
+    """Where pinned agents are installed and reused: ``$ENTIRE_E2E_CACHE``, or the user's cache."""
+    if os.environ.get("ENTIRE_E2E_CACHE"):
+        return Path(os.environ["ENTIRE_E2E_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "entire-agents-e2e"
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from entire_core.testing.hostile import CANARY_PAYLOADS
+
 BUILTIN_NAMES = frozenset(
     [
         "claude-code",
@@ -51,8 +53,9 @@ HOSTILE_IDS = [
     " ",
     "CON",
     "nul.txt",
-    # shell metacharacters: the id ends up in the resume command a user pastes into a terminal
-    "x; rm -rf ~",
+    # shell metacharacters: the id ends up in the resume command a user pastes into a terminal; each
+    # injection only creates the test's canary file if a shell ever runs it
+    *CANARY_PAYLOADS,
     "a'b",
     'a"b',
     "$(id)",

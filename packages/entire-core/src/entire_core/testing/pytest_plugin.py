@@ -1,4 +1,4 @@
-"""Fixtures every agent package's tests share: a sandboxed agent, a forced platform, import checks.
+"""Fixtures every agent package's tests share, and the rules that keep every test off the machine it runs on.
 
 Load it with ``pytest_plugins = ["entire_core.testing.pytest_plugin"]`` in a root conftest.py (this
 workspace does) or ``-p entire_core.testing.pytest_plugin``. It is not registered as an entry point,
@@ -12,14 +12,28 @@ so installing entire-core never adds fixtures to someone else's test session.
 - ``imports``: ``imports(script, *args, stdin=b"")`` is the set of modules one run of a console script
   imported (``python -X importtime``), each run in a fresh sandbox; ``heavy(modules)`` names the heavy
   ones. ``launcher(name, "module:function")`` writes a console script that runs this checkout.
+
+For every test, without asking (``entire_core.testing.isolation``):
+
+- the session's HOME, XDG homes and TMPDIR are a throwaway directory (the real caches of uv, pip, npm,
+  Go and the end-to-end agents keep their places, named by their own variables);
+- each test runs in a working directory of its own, and ``$ENTIRE_TEST_CANARY`` names a file there that
+  the hostile payloads of ``entire_core.testing.hostile`` create if a shell ever runs one: the test
+  fails when it exists;
+- every process a test starts leads its own process group, a timeout or ``kill()`` ends the whole
+  group, a process may not be given a home, XDG home, temporary or working directory outside a
+  temporary directory, and what is left of a group when its leader has exited is killed after the test.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Generator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Protocol, TypeVar
@@ -27,6 +41,8 @@ from typing import Protocol, TypeVar
 import pytest
 
 from entire_core.agent import Agent
+from entire_core.testing import isolation
+from entire_core.testing.hostile import CANARY_ENV
 from entire_core.testing.runner import Sandbox, heavy_imports, imported_modules, write_launcher
 
 A = TypeVar("A", bound=Agent)
@@ -38,6 +54,56 @@ class MakeAgent(Protocol):
 
 class Imports(Protocol):
     def __call__(self, script: Path, /, *args: str, stdin: bytes = b"") -> set[str]: ...
+
+
+_SESSION: dict[str, Path] = {}
+"""``root``: this session's throwaway directory; ``owned`` is set where this process made it (not an xdist worker)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    inherited = os.environ.get(isolation.ISOLATED_MARK)
+    if inherited:  # an xdist worker: its controller isolated the environment it inherited
+        root = Path(inherited)
+    else:
+        root = Path(tempfile.mkdtemp(prefix="entire-tests-"))
+        isolation.isolate(root)
+        _SESSION["owned"] = root
+    _SESSION["root"] = root
+    isolation.allow_under(os.environ[isolation.SYSTEM_TMP_MARK], root)
+    subprocess.Popen = isolation.GroupedPopen  # subprocess.run and friends look it up at each call
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    isolation.end_all_groups()
+    if "owned" in _SESSION:
+        shutil.rmtree(_SESSION.pop("owned"), ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    isolation.confine(True)
+    try:
+        return (yield)
+    finally:
+        isolation.confine(False)
+        isolation.end_orphaned_groups()
+
+
+@pytest.fixture(autouse=True)
+def _confined_test(monkeypatch: pytest.MonkeyPatch) -> Generator[None, None, None]:
+    """The test's own working directory, and its canary, which no hostile payload may create."""
+    work = Path(tempfile.mkdtemp(prefix="test-", dir=_SESSION["root"]))
+    canary = work / "CANARY"
+    monkeypatch.chdir(work)
+    monkeypatch.setenv(CANARY_ENV, str(canary))
+    yield
+    try:
+        if canary.exists():
+            pytest.fail(f"a hostile test payload ran in a shell: it created {canary}", pytrace=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def init_repository(repo: Path) -> None:

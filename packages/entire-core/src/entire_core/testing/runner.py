@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from entire_core.agent import Agent
+from entire_core.testing.hostile import CANARY_ENV
 
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "COMSPEC", "PATHEXT")
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "COMSPEC", "PATHEXT", CANARY_ENV)
 
 
 class Result:
