@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test e2e check versions build smoke walkthrough release-check bench soak new-agent compliance
+.PHONY: help sync lint format typecheck test e2e check versions build smoke walkthrough release-check bench soak mutate new-agent compliance
 
 help: ## Show the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
@@ -67,6 +67,11 @@ bench: ## Benchmarks: each agent from its wheel, each subcommand, each agent's T
 soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by turn through entire-sim
 	$(RUN) entire-sim soak --agent openai-codex --size 300M
 	$(RUN) entire-sim soak --agent google-gemini --size 100M
+
+# Not in CI: a full run takes about MUTATE_MINUTES minutes on 2 cores. Survivors that behave exactly as the
+# original are listed, with the reason, in tools/mutate/equivalent.toml. MODULES=... runs some of them.
+mutate: ## Mutation testing of core's hook-path modules: killed, survived, equivalent per module (>= 90% each)
+	$(RUN) python tools/mutate/mutate.py $(MODULES)
 
 # The README's "Adding an agent" says what is left to write after this.
 new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"]

@@ -83,27 +83,29 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_runtest_protocol(
     item: pytest.Item, nextitem: pytest.Item | None
 ) -> Generator[None, object, object]:
+    """The test's own working directory and canary from its first setup hook to its last teardown."""
+    work = Path(tempfile.mkdtemp(prefix="test-", dir=_SESSION["root"]))
+    before = os.getcwd()
+    os.chdir(work)
+    os.environ[CANARY_ENV] = str(work / "CANARY")
     isolation.confine(True)
     try:
         return (yield)
     finally:
         isolation.confine(False)
         isolation.end_orphaned_groups()
+        os.chdir(before)
+        os.environ.pop(CANARY_ENV, None)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
-def _confined_test(monkeypatch: pytest.MonkeyPatch) -> Generator[None, None, None]:
-    """The test's own working directory, and its canary, which no hostile payload may create."""
-    work = Path(tempfile.mkdtemp(prefix="test-", dir=_SESSION["root"]))
-    canary = work / "CANARY"
-    monkeypatch.chdir(work)
-    monkeypatch.setenv(CANARY_ENV, str(canary))
+def _canary() -> Generator[None, None, None]:
+    """Fails the test whose hostile payload a shell ran: the canary file exists after it."""
+    canary = Path(os.environ[CANARY_ENV])
     yield
-    try:
-        if canary.exists():
-            pytest.fail(f"a hostile test payload ran in a shell: it created {canary}", pytrace=False)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    if canary.exists():
+        pytest.fail(f"a hostile test payload ran in a shell: it created {canary}", pytrace=False)
 
 
 def init_repository(repo: Path) -> None:
