@@ -58,7 +58,8 @@ class Agent:
     ready_on: str
     """``"stdout"`` or ``"stderr"``: where the server prints the line ending in its port."""
     env: dict[str, str] = field(default_factory=dict[str, str])
-    """Set for the suite; ``{port}``, ``{scratch}`` and ``{compliance}`` are filled in."""
+    """Set for the suite; ``{port}`` and ``{scratch}`` are filled in. Nothing names the checkout: a run
+    must not depend on where the repository is cloned."""
     files: dict[str, Callable[[int], str]] = field(
         default_factory=lambda: dict[str, "Callable[[int], str]"]()
     )
@@ -93,6 +94,21 @@ def codex_config(port: int) -> str:
     return config
 
 
+def gemini_settings(port: int) -> str:
+    """``$GEMINI_CLI_HOME/.gemini/settings.json``: the API-key auth ``generate-text`` needs, no telemetry.
+
+    User settings under ``GEMINI_CLI_HOME``, not system settings: Gemini reads a system settings file
+    only when it and every directory above it are owned by root and writable by no one else, which a
+    checkout under ``/tmp`` (world-writable) or of a non-root user never is. It then skips the file,
+    and ``gemini -p`` exits 41 ("Invalid auth method selected"). The suite gives each call a fresh
+    ``HOME``, but passes ``GEMINI_CLI_HOME`` through.
+    """
+    del port  # the server's address comes from GOOGLE_GEMINI_BASE_URL
+    return (ROOT / "packages" / "agent-gemini" / "tests" / "compliance" / "gemini-settings.json").read_text(
+        "utf-8"
+    )
+
+
 AGENTS: tuple[Agent, ...] = (
     Agent(
         name="openai-codex",
@@ -114,10 +130,10 @@ AGENTS: tuple[Agent, ...] = (
         env={
             "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:{port}",
             "GEMINI_API_KEY": "scripted",
-            # Not in a scratch directory: Gemini skips system settings under a world-writable one.
-            "GEMINI_CLI_SYSTEM_SETTINGS_PATH": "{compliance}/gemini-system-settings.json",
+            "GEMINI_CLI_HOME": "{scratch}/gemini-home",
             "GEMINI_TELEMETRY_ENABLED": "false",
         },
+        files={"gemini-home/.gemini/settings.json": gemini_settings},
     ),
     Agent(
         name="aider",
@@ -277,7 +293,7 @@ def run_inside(agent: Agent, suite: str, go_bin: str, agent_bin: str) -> int:
         scratch = Path(tmp)
         server = start_server(agent)
         try:
-            values = {"port": str(server.port), "scratch": str(scratch), "compliance": str(agent.compliance)}
+            values = {"port": str(server.port), "scratch": str(scratch)}
             for relative, text_for in agent.files.items():
                 target = scratch / relative
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -150,10 +150,30 @@ def test_each_agents_data_names_files_that_exist(agent: Any, tmp_path: Path) -> 
     assert Path(fixtures["detect"]["absent_repo"]).is_dir()
     assert Path(fixtures["transcript_analyzer"]["session_ref"]).is_file()
     for text_for in agent.files.values():
-        assert "127.0.0.1:4321" in text_for(4321)
-    for value in agent.env.values():
-        if value.startswith("{compliance}/"):
-            assert Path(run.fill(value, compliance=str(agent.compliance))).is_file()
+        assert text_for(4321)
+
+
+@pytest.mark.parametrize("agent", run.AGENTS, ids=lambda a: a.name)
+def test_nothing_the_suite_is_given_lies_in_the_checkout(agent: Any) -> None:
+    """A run must not depend on where the repository is cloned (Gemini skips settings under /tmp)."""
+    values = {"port": "4321", "scratch": "/scratch"}
+    for name, value in agent.env.items():
+        filled = run.fill(value, **values)
+        assert "{" not in filled and str(ROOT) not in filled, (name, value)
+        if filled.startswith("/") and not filled.startswith("/scratch"):
+            pytest.fail(f"{name}={filled}: a path outside the run's scratch directory")
+
+
+def test_gemini_is_given_user_settings_under_its_own_home_not_system_settings() -> None:
+    gemini = next(a for a in run.AGENTS if a.name == "google-gemini")
+    assert "GEMINI_CLI_SYSTEM_SETTINGS_PATH" not in gemini.env
+    home = run.fill(gemini.env["GEMINI_CLI_HOME"], scratch="/scratch")
+    assert home == "/scratch/gemini-home"
+    settings = json.loads(gemini.files["gemini-home/.gemini/settings.json"](4321))
+    assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
+    assert (
+        settings["telemetry"]["enabled"] is False and settings["privacy"]["usageStatisticsEnabled"] is False
+    )
 
 
 @pytest.mark.parametrize("agent", run.AGENTS, ids=lambda a: a.name)
