@@ -49,7 +49,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "chunking": ("test_chunking.py",),
     "shell": ("test_shell.py",),
     "validate": ("test_validate.py",),
-    "offsets": ("test_offsets.py",),
+    "offsets": ("test_offsets.py", "test_offsets_model.py"),
     "views": ("test_views.py",),
     "config._json_edit": ("config/test_json_edits.py", "config/test_json_properties.py"),
     "_json": ("test_wire.py",),
@@ -398,14 +398,21 @@ class Outcome:
 
 
 def mutate_module(
-    module: str, tests: list[Path], workspaces: list[Workspace], package: Path, *, floor: float = 10.0
+    module: str,
+    tests: list[Path],
+    workspaces: list[Workspace],
+    package: Path,
+    *,
+    floor: float = 10.0,
+    within: str = "",
 ) -> Outcome:
     """Every mutant of ``module`` against ``tests``, spread over ``workspaces``.
 
     A run that takes ten times as long as the unchanged module's (``floor`` seconds at least) is a
-    mutant that loops: it is stopped, and counts as killed."""
+    mutant that loops: it is stopped, and counts as killed. ``within`` keeps the mutants of one
+    function or class (its qualified name, or a prefix of it)."""
     source = module_path(package, module).read_text(encoding="utf-8")
-    found = mutants_of(module, source)
+    found = [m for m in mutants_of(module, source) if m.function.startswith(within)]
     started = time.monotonic()
     passed, baseline = workspaces[0].run(package, None, module, source, tests, timeout=600)
     if not passed:
@@ -419,13 +426,19 @@ def mutate_module(
             ok, _ = space.run(package, mutant, module, source, tests, timeout)
             if ok:
                 survivors.append(mutant)
-            print(f"\r  {module}: {len(found)} mutants, {len(survivors)} survived", end="", file=sys.stderr)
+            if sys.stderr.isatty():
+                print(
+                    f"\r  {module}: {len(found)} mutants, {len(survivors)} survived", end="", file=sys.stderr
+                )
 
     with ThreadPoolExecutor(len(workspaces)) as pool:
         for future in [pool.submit(worker, space) for space in workspaces]:
             future.result()
     print(file=sys.stderr)
-    return Outcome(module, found, sorted(survivors, key=lambda m: m.index), time.monotonic() - started)
+    survivors.sort(key=lambda m: m.index)
+    for mutant in survivors:  # as soon as the module is done: a long run shows its findings as it goes
+        print(f"  survived: {mutant}", file=sys.stderr)
+    return Outcome(module, found, survivors, time.monotonic() - started)
 
 
 def load_equivalents(path: Path) -> dict[tuple[str, str, str, str], str]:
@@ -442,7 +455,12 @@ def load_equivalents(path: Path) -> dict[tuple[str, str, str, str], str]:
     return found
 
 
-def report(outcomes: list[Outcome], equivalents: dict[tuple[str, str, str, str], str], minimum: float) -> int:
+def report(
+    outcomes: list[Outcome],
+    equivalents: dict[tuple[str, str, str, str], str],
+    minimum: float,
+    within: str = "",
+) -> int:
     """Print the table, the unexplained survivors and the stale equivalents; 1 if any, or a low score."""
     rows = [("module", "mutants", "killed", "survived", "equivalent", "score", "seconds")]
     unexplained: list[Mutant] = []
@@ -468,7 +486,9 @@ def report(outcomes: list[Outcome], equivalents: dict[tuple[str, str, str, str],
     for mutant in unexplained:
         print(f"survived: {mutant}")
     modules = {o.module for o in outcomes}
-    stale = [key for key in equivalents if key[0] in modules and key not in matched]
+    stale = [
+        key for key in equivalents if key[0] in modules and key[1].startswith(within) and key not in matched
+    ]
     for key in stale:
         print(f"stale in {EQUIVALENTS.name} (killed, or gone from the code): {key}")
     for module in low:
@@ -482,6 +502,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at once")
     parser.add_argument("--min", type=float, default=90.0, help="lowest score accepted per module (percent)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
+    parser.add_argument("--within", default="", metavar="QUALNAME",
+                        help="only the mutants of this function or class (a prefix: View. is every method)")  # fmt: skip
     args = parser.parse_args(argv)
     unknown = sorted(set(args.modules) - MODULES.keys())
     if unknown:
@@ -490,7 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for module in chosen:
             for mutant in mutants_of(module, module_path(PACKAGE, module).read_text(encoding="utf-8")):
-                print(mutant)
+                if mutant.function.startswith(args.within):
+                    print(mutant)
         return 0
     equivalents = load_equivalents(EQUIVALENTS)
     with tempfile.TemporaryDirectory(prefix="entire-mutate-") as scratch:
@@ -502,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             for space in workspaces:
                 space.close()
-    return report(outcomes, equivalents, args.min)
+    return report(outcomes, equivalents, args.min, args.within)
 
 
 if __name__ == "__main__":

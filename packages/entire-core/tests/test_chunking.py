@@ -40,3 +40,13 @@ def test_long_line_is_split_into_bytes() -> None:
 def test_non_positive_size_is_an_error(size: int) -> None:
     with pytest.raises(InvalidInput):
         chunk(b"x", size)
+
+
+def test_a_last_piece_that_fits_exactly_is_not_split() -> None:
+    assert chunk(b"ab\ncd", 5) == [b"ab\ncd"]
+    assert chunk(b"abc\nd\nef", 4) == [b"abc\n", b"d\nef"]
+
+
+def test_a_window_that_starts_with_a_newline_is_cut_after_it() -> None:
+    assert chunk(b"\nabc", 2) == [b"\n", b"ab", b"c"]
+    assert chunk(b"ab\n\ncde", 3) == [b"ab\n", b"\n", b"cde"]

@@ -50,7 +50,9 @@ def test_windows_words_are_double_quoted_when_both_shells_read_them_literally(wo
     assert shell.quote(word, shell.WINDOWS) == f'"{word}"'
 
 
-@pytest.mark.parametrize("word", ['a"b', "%PATH%", "!x!", "$(id)", "`id`", "a\nb", "a\x7fb", "my dir\\"])
+@pytest.mark.parametrize(
+    "word", ['a"b', "%PATH%", "!x!", "$(echo x)", "`echo x`", "a\nb", "a\x7fb", "a\x1fb", "a\x00b", "my dir\\"]
+)
 def test_windows_refuses_words_one_of_the_shells_would_still_interpret(word: str) -> None:
     with pytest.raises(InvalidInput, match=r"cmd\.exe and PowerShell"):
         shell.quote(word, shell.WINDOWS)
@@ -68,3 +70,16 @@ def test_misuse_is_a_programming_error() -> None:
         shell.join([])
     with pytest.raises(ValueError, match="unknown shell"):
         shell.quote("a b", "fish")
+
+
+@pytest.mark.parametrize(("word", "named"), [('a"b', "'\"'"), ("50%", "'%'"), ("a\x1fb", "'\\x1f'"),
+                                             ("my dir\\", "a trailing backslash")])  # fmt: skip
+def test_a_windows_refusal_names_what_the_word_holds(word: str, named: str) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        shell.quote(word, shell.WINDOWS)
+    assert str(refused.value).endswith(f"(it holds {named})")
+
+
+def test_a_windows_word_with_a_space_and_no_control_character_is_quoted() -> None:
+    assert shell.quote("a\x20b", shell.WINDOWS) == '"a b"'
+    assert shell.quote("~x", shell.WINDOWS) == '"~x"'
