@@ -405,6 +405,7 @@ def mutate_module(
     *,
     floor: float = 10.0,
     within: str = "",
+    only: set[str] | None = None,
 ) -> Outcome:
     """Every mutant of ``module`` against ``tests``, spread over ``workspaces``.
 
@@ -413,6 +414,8 @@ def mutate_module(
     function or class (its qualified name, or a prefix of it)."""
     source = module_path(package, module).read_text(encoding="utf-8")
     found = [m for m in mutants_of(module, source) if m.function.startswith(within)]
+    if only is not None:
+        found = [m for m in found if _unplaced(str(m)) in only]
     started = time.monotonic()
     passed, baseline = workspaces[0].run(package, None, module, source, tests, timeout=600)
     if not passed:
@@ -439,6 +442,22 @@ def mutate_module(
     for mutant in survivors:  # as soon as the module is done: a long run shows its findings as it goes
         print(f"  survived: {mutant}", file=sys.stderr)
     return Outcome(module, found, survivors, time.monotonic() - started)
+
+
+def _unplaced(shown: str) -> str:
+    """A mutant as printed, without its line number (``views:12 (f): ...`` -> ``views (f): ...``)."""
+    module, _, rest = shown.partition(":")
+    return module + rest[rest.index(" ") :] if " " in rest else shown
+
+
+def survivors_in(path: Path) -> set[str]:
+    """The mutants a earlier run printed as survivors (``survived: ...`` lines), without line numbers."""
+    text = path.read_text(encoding="utf-8")
+    return {
+        _unplaced(line.split("survived: ", 1)[1].strip())
+        for line in text.splitlines()
+        if "survived: " in line
+    }
 
 
 def load_equivalents(path: Path) -> dict[tuple[str, str, str, str], str]:
@@ -502,8 +521,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at once")
     parser.add_argument("--min", type=float, default=90.0, help="lowest score accepted per module (percent)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
-    parser.add_argument("--within", default="", metavar="QUALNAME",
-                        help="only the mutants of this function or class (a prefix: View. is every method)")  # fmt: skip
+    parser.add_argument(
+        "--within",
+        default="",
+        metavar="QUALNAME",
+        help="only the mutants of this function or class (a prefix: View. is every method)",
+    )
+    parser.add_argument("--retry", type=Path, metavar="LOG",
+                        help="only the mutants an earlier run's output (LOG) lists as survivors; no score")  # fmt: skip
     args = parser.parse_args(argv)
     unknown = sorted(set(args.modules) - MODULES.keys())
     if unknown:

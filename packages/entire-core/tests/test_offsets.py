@@ -219,3 +219,54 @@ def test_line_starts_and_the_last_line_holding_a_needle(tmp_path: Path) -> None:
         (lines[3], starts[4]),
         (lines[4], starts[5]),
     ]
+
+
+def test_line_positions_keep_the_newest_sixteen_marks(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n" * 30)
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    for lines in range(1, 21):
+        positions.remember(str(path), lines, 2 * lines)
+    known = [lines for lines in range(1, 21) if positions.byte_of(str(path), lines) == 2 * lines]
+    assert known == list(range(5, 21))
+    positions.remember(str(path), 5, 10)  # asked again: moves to the newest, still sixteen distinct marks
+    positions.remember(str(path), 21, 42)
+    known = [lines for lines in range(1, 22) if positions.byte_of(str(path), lines) is not None]
+    assert known == [5, *range(7, 22)]
+
+
+def test_line_positions_skip_the_rewrite_only_for_the_newest_mark(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    store = tmp_path / "positions.json"
+    positions = offsets.LinePositions(str(store))
+    positions.remember(str(path), 1, 4)
+    positions.remember(str(path), 2, 8)
+    written = store.stat().st_ino
+    positions.remember(str(path), 2, 8)
+    assert store.stat().st_ino == written
+    positions.remember(str(path), 1, 4)  # known, but not the newest: written as the newest
+    assert store.stat().st_ino != written
+
+
+def test_marks_of_a_replaced_file_are_forgotten(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    positions.remember(str(path), 1, 4)
+    replaced = tmp_path / "new.jsonl"
+    replaced.write_bytes(b"a\nb\ncc\n")  # byte 4 follows a newline here too, but ends line 2, not 1
+    replaced.replace(path)
+    positions.remember(str(path), 3, 7)
+    assert positions.byte_of(str(path), 1) is None
+    assert positions.byte_of(str(path), 3) == 7
+
+
+def test_line_positions_at_the_first_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"ab\n")
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    positions.remember(str(path), 0, 0)
+    assert positions.byte_of(str(path), 0) == 0  # the start of the file needs no newline before it
+    positions.remember(str(path), 1, 1)  # wrong: byte 1 follows "a", not a newline
+    assert positions.byte_of(str(path), 1) is None

@@ -90,20 +90,33 @@ def test_line_start_after(written: Callable[[bytes], str], monkeypatch: pytest.M
             assert offsets.line_start_after(path, offset) == expected, (data, block, offset)
 
 
+ACCEPTS: dict[str, Callable[[bytes], bool] | None] = {
+    "any": None,
+    "short": lambda line: len(line) < 2,
+    "exactly a": lambda line: line == b"a",
+    "none": lambda line: False,
+}
+"""What the caller takes of a line holding the needle: rejections send the search further back."""
+
+
 @pytest.mark.parametrize("needle", [b"a", b"aa", b"\r"])
+@pytest.mark.parametrize("accept", ACCEPTS, ids=str)
 def test_last_line_with(
-    written: Callable[[bytes], str], monkeypatch: pytest.MonkeyPatch, needle: bytes
+    written: Callable[[bytes], str], monkeypatch: pytest.MonkeyPatch, needle: bytes, accept: str
 ) -> None:
+    takes = ACCEPTS[accept]
     for data, path, block in each_file(written, monkeypatch):
         starts = line_starts(data)
         for stop, end in itertools.combinations_with_replacement(starts, 2):
             lines = complete_lines(data, stop, end)
-            holding = [start for start, line, _ in lines if needle in line]
+            holding = [start for start, line, _ in lines if needle in line and (takes is None or takes(line))]
             expected = holding[-1] if holding else None
-            assert offsets.last_line_with(path, needle, end, stop) == expected, (data, block, stop, end)
-            short = [start for start, line, _ in lines if needle in line and len(line) < 3]
-            answer = offsets.last_line_with(path, needle, end, stop, lambda line: len(line) < 3)
-            assert answer == (short[-1] if short else None), (data, block, stop, end)
+            assert offsets.last_line_with(path, needle, end, stop, takes) == expected, (
+                data,
+                block,
+                stop,
+                end,
+            )
 
 
 class Marking:
@@ -188,3 +201,45 @@ def test_a_file_that_grows_while_it_is_read_is_read_to_its_size_when_reading_beg
         with open(path, "ab") as f:
             f.write(b"more\n")
     assert (seen, reader.offset) == ([b"a", b"b"], 4)
+
+
+def test_a_file_that_grows_while_it_is_read_from_an_offset_is_read_to_its_size_then(
+    written: Callable[[bytes], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(offsets, "_BLOCK", 2)
+    path = written(b"x\na\nb\n")
+    reader = offsets.LineReader(path, 2)
+    seen: list[bytes] = []
+    for line in reader:
+        seen.append(line)
+        with open(path, "ab") as f:
+            f.write(b"more\n")
+    assert (seen, reader.offset) == ([b"a", b"b"], 6)
+
+
+def test_a_file_cut_short_while_it_is_read_ends_the_reading(
+    written: Callable[[bytes], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the reader's buffer, a read that finds the end early stops instead of looping."""
+    monkeypatch.setattr(offsets, "_BLOCK", 2)
+    lines = [b"line %05d" % n for n in range(4000)]
+    path = written(b"".join(line + b"\n" for line in lines))
+    reader = offsets.LineReader(path, 0)
+    seen: list[bytes] = []
+    for line in reader:
+        if not seen:
+            with open(path, "r+b") as f:
+                f.truncate(11)
+        seen.append(line)
+    assert 1 <= len(seen) < len(lines) and seen == lines[: len(seen)]
+    assert reader.offset == 11 * len(seen)
+
+
+def test_the_defaults_read_the_whole_file_backwards_and_never_restart(
+    written: Callable[[bytes], str],
+) -> None:
+    path = written(b"a\nb\nc\n")
+    assert list(offsets.reverse_lines(path)) == [b"c", b"b", b"a"]
+    reader = offsets.LineReader(path, 1)  # inside a line: the file was rewritten
+    assert (list(reader), reader.offset, reader.reset) == ([], 6, True)
+    assert offsets.read_lines(path, 1) == ([], 6)

@@ -51,7 +51,8 @@ def test_windows_words_are_double_quoted_when_both_shells_read_them_literally(wo
 
 
 @pytest.mark.parametrize(
-    "word", ['a"b', "%PATH%", "!x!", "$(echo x)", "`echo x`", "a\nb", "a\x7fb", "a\x1fb", "a\x00b", "my dir\\"]
+    "word",
+    ['a"b', "%PATH%", "!x!", "$(echo x)", "`echo x`", "a\nb", "a\x7fb", "a\x1fb", "a\x00b", "my dir\\"],
 )
 def test_windows_refuses_words_one_of_the_shells_would_still_interpret(word: str) -> None:
     with pytest.raises(InvalidInput, match=r"cmd\.exe and PowerShell"):
