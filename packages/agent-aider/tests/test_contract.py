@@ -29,7 +29,6 @@ class TestAiderContract(AgentContract):
     hook_config = ".aider.conf.yml"
     hook_config_syntax = "yaml"
     hook_config_originals: ClassVar[dict[str, bytes | None]] = {
-        "empty": b"",
         "only a comment": b"# my Aider settings come here\n",
         "the user's own keys": b"# my settings\nmodel: sonnet   # the default\n\nauto-commits: false\n",
         "CRLF": b"# mine\r\nmodel: sonnet\r\nauto-lint: false\r\n",

@@ -35,6 +35,7 @@ from entire_core.testing.cases import (
     BUILTIN_TYPES,
     HOSTILE_IDS,
     JSON_ORIGINALS,
+    ORIGINALS,
     HookCase,
     TranscriptCase,
 )
@@ -64,7 +65,7 @@ class AgentContract:
     """The agent's own config file our hooks go into, relative to the repository (``.codex/hooks.json``)."""
     hook_config_syntax: ClassVar[str] = "json"
     """``json``: the file is JSON(C) with our groups under ``hooks``, so core's ``JSON_ORIGINALS`` apply;
-    anything else: only the agent's own ``hook_config_originals`` (and a missing file) are tried."""
+    anything else: core's ``ORIGINALS`` (no file, an empty one) and the agent's own ``hook_config_originals``."""
     hook_config_originals: ClassVar[dict[str, bytes | None]] = {}
     """The agent's own tricky originals, added to core's."""
     hook_config_refused: ClassVar[frozenset[str]] = frozenset(["comment only"])
@@ -392,7 +393,7 @@ class AgentContract:
         if self.hook_config is None:
             pytest.skip(f"{self.agent_cls.name} names no hook_config")
         event = self._first_event(tmp_path / "probe")
-        originals = {"missing": None, **self.hook_config_originals}
+        originals = {**ORIGINALS, **self.hook_config_originals}
         if self.hook_config_syntax == "json":
             originals = {**JSON_ORIGINALS, **self.hook_config_originals}
         unexpected: list[str] = []
