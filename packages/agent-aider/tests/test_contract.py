@@ -40,6 +40,9 @@ class TestAiderContract(AgentContract):
         "a comment without a final newline": b"model: sonnet\n# the end",
         "the user's own notifications-command (refused)": b"notifications-command: say done\nmodel: sonnet\n",
         "YAML Aider would not read (refused)": b"model: [unclosed\n",
+        "a document end marker": b"model: sonnet\n...\n",
+        "document markers with comments after the end": b"---\nmodel: sonnet\n... # end\n# after\n",
+        "a flow-style mapping, which no block of lines can join (refused)": b"{model: sonnet}\n",
     }
     hook_config_refused = frozenset(name for name in hook_config_originals if name.endswith("(refused)"))
     transcript_cases = [
