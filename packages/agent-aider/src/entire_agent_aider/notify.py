@@ -140,5 +140,7 @@ def notify(agent: Agent, argv: list[str]) -> int:
         body = payload("turn-end", history, source="notification", session=session, aider_pid=pid)
         return deliver(agent.name, root, history, "turn-end", body)
     except Exception as exc:  # a notification must never break Aider's turn with a traceback
-        sys.stderr.write(f"entire-agent-aider notify: {exc}\n")
+        from entire_core.cli import print_error
+
+        print_error(agent.name, "notify", str(exc))
         return 1

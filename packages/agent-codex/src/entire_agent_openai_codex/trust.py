@@ -375,8 +375,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
     The only code that writes the user's config.toml, and only when asked. The dispatcher has already
     refused flags other than ``--project`` and ``--remove``.
     """
-    import sys
-
+    from entire_core.cli import print_error
     from entire_core.cli_flags import BOOL, parse_flags
     from entire_core.errors import ConfigError
 
@@ -385,7 +384,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
     flags = parse_flags(argv, {"project": BOOL, "remove": BOOL})  # -remove, --remove=true: Go's spellings
     remove, project = flags.bool_("remove"), flags.bool_("project")
     if remove and project:
-        print(f"{PROGRAM} trust: --remove leaves project trust alone; drop --project", file=sys.stderr)
+        print_error(agent.name, "trust", "--remove leaves project trust alone", "drop --project")
         return 2
     root = agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)

@@ -70,12 +70,14 @@ def write_hook_response(agent: HookResponseWriter, flags: Flags, stdin: bytes) -
 
 # -- sessions: ids, directories, files, reading and restoring, the resume command -----------------------
 
+HOOK_INPUT = 'a hook input, a JSON object ({"session_id": ..., "session_ref": ...})'
+
 
 def get_session_id(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """The session id of the HookInput on stdin."""
     from entire_core.protocol import HookInput, parse_json
 
-    session_id = agent.get_session_id(parse_json(HookInput, stdin, "hook input"))
+    session_id = agent.get_session_id(parse_json(HookInput, stdin, HOOK_INPUT))
     if session_id:
         validate.session_id(session_id)
     return {"session_id": session_id}
@@ -100,7 +102,7 @@ def read_session(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     """The AgentSession the HookInput on stdin points at."""
     from entire_core.protocol import HookInput, parse_json
 
-    session = agent.read_session(parse_json(HookInput, stdin, "hook input"))
+    session = agent.read_session(parse_json(HookInput, stdin, HOOK_INPUT))
     return (session.model_dump_json() + "\n").encode("utf-8")
 
 
@@ -108,7 +110,11 @@ def write_session(agent: Agent, flags: Flags, stdin: bytes) -> None:
     """Restore the AgentSession on stdin."""
     from entire_core.protocol import AgentSession, parse_json
 
-    agent.write_session(parse_json(AgentSession, stdin, "agent session"))
+    agent.write_session(
+        parse_json(
+            AgentSession, stdin, 'an agent session, a JSON object ({"session_id": ..., "native_data": ...})'
+        )
+    )
 
 
 def format_resume_command(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
@@ -279,7 +285,7 @@ def reassemble_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     """Join the base64 chunks of ``{"chunks": [...]}`` on stdin back into raw bytes."""
     from entire_core.protocol import ChunkList, parse_json
 
-    request = parse_json(ChunkList, stdin, "reassemble-transcript input")
+    request = parse_json(ChunkList, stdin, 'a chunk list, {"chunks": ["<base64>", ...]}')
     return agent.reassemble_transcript(list(request.chunks or []))
 
 

@@ -43,6 +43,7 @@ from entire_core.testing.checks import (
     Env,
     assert_one_line_error,
     check_doctor_report,
+    error_format_problem,
     native_behind_view,
 )
 from entire_core.testing.runner import InProcessRunner, Sandbox, ScriptRunner
@@ -91,7 +92,7 @@ class AgentContract:
         runner = (
             ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
         )
-        return Env(sandbox, runner)
+        return Env(sandbox, runner, self.agent_cls.name, tuple(self.agent_cls.commands))
 
     def _has(self, capability: str) -> bool:
         return self.agent_cls.has(capability)
@@ -200,6 +201,41 @@ class AgentContract:
     def test_unknown_flag(self, env: Env) -> None:
         env.fails("detect", "--no-such-flag", "x")
         env.fails("get-session-dir", "--repo-path")
+
+    def test_every_subcommand_and_command_answers_help(self, env: Env) -> None:
+        """``<subcommand> --help`` (``-h``, ``-help``, and after other flags) is its usage on stdout, exit 0."""
+        from entire_core.cli import SUBCOMMANDS
+
+        program = f"entire-agent-{self.agent_cls.name}"
+        names = [n for n, spec in SUBCOMMANDS.items() if not spec.capability or self._has(spec.capability)]
+        for name in [*names, *self.agent_cls.commands]:
+            for spelling in ("--help", "-h", "-help"):
+                result = env.raw(name, spelling)
+                assert (result.code, result.stderr) == (0, b""), f"{name} {spelling}: {result!r}"
+                assert result.text.startswith(f"usage: {program} {name}"), f"{name} {spelling}: {result!r}"
+        if self._has("hooks"):
+            result = env.raw("parse-hook", "--hook", self._hook_names()[0], "--help")
+            assert result.code == 0 and result.text.startswith(f"usage: {program} parse-hook"), result
+
+    def test_errors_name_the_program_the_subcommand_and_what_to_do(self, env: Env) -> None:
+        """Core's one format for every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``."""
+        program = f"entire-agent-{self.agent_cls.name}"
+        flag = env.fails("info", "--bogus")
+        assert flag.error.strip() == (
+            f"{program} info: flag provided but not defined: -bogus: see '{program} info --help'"
+        )
+        assert flag.code == 2
+        not_an_object = env.fails("read-session", stdin=b"5")
+        assert not_an_object.error.startswith(
+            f"{program} read-session: stdin is not a hook input, a JSON object"
+        )
+        broken = env.fails("reassemble-transcript", stdin=b"{x")
+        assert broken.error.startswith(f"{program} reassemble-transcript: stdin is not a chunk list")
+        assert "input: input" not in not_an_object.error + broken.error
+        empty = env.fails("write-session")
+        assert empty.error.startswith(f"{program} write-session: stdin is empty, not an agent session")
+        missing = env.fails()
+        assert missing.error.strip() == f"{program}: missing subcommand: run '{program} --help' for the list"
 
     def test_detect(self, env: Env) -> None:
         assert isinstance(env.call("detect")["present"], bool)
@@ -414,6 +450,8 @@ class AgentContract:
                 env.call("uninstall-hooks")
             else:
                 assert_one_line_error(first)
+                problem = error_format_problem(first.error, self.agent_cls.name, "install-hooks")
+                assert problem is None, f"{name}: {problem}"
             assert env.sandbox.snapshot() == before, (
                 f"{name}: install, install, uninstall changed {self.hook_config}"
             )
@@ -425,7 +463,7 @@ class AgentContract:
         runner = (
             ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
         )
-        return Env(sandbox, runner)
+        return Env(sandbox, runner, self.agent_cls.name, tuple(self.agent_cls.commands))
 
     def _first_event(self, root: Path) -> str:
         """An event name our install writes under ``hooks`` (JSON configs only)."""
