@@ -479,18 +479,29 @@ class AgentContract:
         return next(iter(events))
 
     def test_parse_hook_without_payload(self, env: Env) -> None:
+        """Stdin that is not one JSON object: ``null``, exit 0 (a hook never fails the user's turn), and one
+        line on stderr in core's format saying so (a person at the keyboard is told why nothing happened)."""
         self._require("hooks")
         for hook in self._hook_names():
-            for stdin in (
-                b"",
-                b"   ",
-                b"not json",
-                b"[1, 2]",
-                b'{"unexpected": {"shape": [1]}}',
-                b"\xff\xfe",
+            for stdin, why in (
+                (b"", "stdin is empty"),
+                (b"   \n", "stdin is empty"),
+                (b"not json", "stdin is not JSON"),
+                (b'{"session_id": ', "stdin is not JSON"),
+                (b"\xff\xfe", "stdin is not JSON"),
+                (b"[1, 2]", "stdin is an array, not a JSON object"),
+                (b"[]", "stdin is an array, not a JSON object"),
+                (b'"text"', "stdin is a str, not a JSON object"),
+                (b"null", "stdin is null, not a JSON object"),
             ):
-                event = env.call("parse-hook", "--hook", hook, stdin=stdin)
-                assert event is None or event["type"] >= 1
+                result = env.raw("parse-hook", "--hook", hook, stdin=stdin)
+                assert (result.code, result.stdout) == (0, b"null\n"), f"{hook} {stdin!r}: {result!r}"
+                assert error_format_problem(result.error, self.agent_cls.name, "parse-hook") is None, result
+                assert result.error.startswith(f"entire-agent-{self.agent_cls.name} parse-hook: {why}: "), (
+                    result
+                )
+            event = env.call("parse-hook", "--hook", hook, stdin=b'{"unexpected": {"shape": [1]}}')
+            assert event is None or event["type"] >= 1
 
     def test_parse_hook_compliance_suite_payload(self, env: Env) -> None:
         self._require("hooks")
