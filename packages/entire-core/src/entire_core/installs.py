@@ -121,3 +121,10 @@ def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
         doc.data = records
         if not records:
             doc.delete()
+    if not os.path.exists(records_file):
+        try:  # noqa: SIM105 - contextlib would be one more import
+            os.rmdir(
+                os.path.dirname(records_file)
+            )  # ours alone: nothing may be left after the last uninstall
+        except OSError:
+            pass  # not empty: something else of ours or the user's is in it
