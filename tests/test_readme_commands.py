@@ -175,3 +175,16 @@ def test_drive_a_session_by_hand(tmp_path: Path) -> None:
     assert "Removed Entire from" in out
     after = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
     assert after == before + "?? hello.txt\n"  # the "agent's" edit stays; nothing of Entire's does
+
+
+def test_make_help_lines_up_its_columns(checkout: Path) -> None:
+    done = subprocess.run(
+        ["make", "help"], cwd=checkout, capture_output=True, text=True, timeout=60, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert len(lines) > 10 and all(line.startswith("  make ") for line in lines)
+    # Every description starts in one column, two spaces after the longest target's name.
+    starts = {len(line) - len(line[len("  make ") :].split(" ", 1)[1].lstrip()) for line in lines}
+    assert len(starts) == 1, lines
+    width = max(len(line.split()[1]) for line in lines)
+    assert starts == {len("  make ") + width + 2}
