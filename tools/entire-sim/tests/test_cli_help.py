@@ -38,3 +38,12 @@ def test_every_argument_has_a_line_of_help(command: str) -> None:
         bare = [name for name, described in entries if not described and not name.startswith("-h")]
         wrapped = [name for name in bare if f"  {name}\n                        " in block]
         assert sorted(set(bare) - set(wrapped)) == [], f"{command}: {bare}"
+
+
+def test_the_readme_shows_every_command_and_the_state_flag() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    for command in COMMANDS:
+        assert f"| `entire-sim {command}" in readme, command
+    assert "--state DIR" in readme and "$ENTIRE_SIM_STATE" in readme
