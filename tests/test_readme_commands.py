@@ -189,7 +189,12 @@ def test_drive_a_session_by_hand(tmp_path: Path) -> None:
 
 def test_make_help_lines_up_its_columns(checkout: Path) -> None:
     done = subprocess.run(
-        ["make", "help"], cwd=checkout, capture_output=True, text=True, timeout=60, check=True
+        ["make", "--no-print-directory", "help"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     lines = done.stdout.splitlines()
     assert len(lines) > 10 and all(line.startswith("  make ") for line in lines)
