@@ -156,13 +156,8 @@ def decode_payload(stdin: bytes) -> tuple[dict[str, object] | None, str]:
         # UnicodeDecodeError is a ValueError: bytes that are not UTF-8 are no JSON either.
         return None, "stdin is not JSON"
     if not isinstance(value, dict):
-        kind = (
-            "an array"
-            if isinstance(value, list)
-            else "null"
-            if value is None
-            else "a " + type(value).__name__
-        )
+        kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+        kind = kinds.get(type(value), "a number")
         return None, f"stdin is {kind}, not a JSON object"
     payload: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
     return payload, ""

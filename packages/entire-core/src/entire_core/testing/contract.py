@@ -491,7 +491,9 @@ class AgentContract:
                 (b"\xff\xfe", "stdin is not JSON"),
                 (b"[1, 2]", "stdin is an array, not a JSON object"),
                 (b"[]", "stdin is an array, not a JSON object"),
-                (b'"text"', "stdin is a str, not a JSON object"),
+                (b'"text"', "stdin is a string, not a JSON object"),
+                (b"1.5", "stdin is a number, not a JSON object"),
+                (b"true", "stdin is a boolean, not a JSON object"),
                 (b"null", "stdin is null, not a JSON object"),
             ):
                 result = env.raw("parse-hook", "--hook", hook, stdin=stdin)
