@@ -6,8 +6,11 @@ RUN := $(UV) run --locked --all-packages
 .DEFAULT_GOAL := help
 .PHONY: help sync lint format typecheck test e2e check versions build smoke walkthrough release-check bench soak mutate new-agent compliance
 
+# The name column is as wide as the longest target's name, so every description starts in one column.
 help: ## Show the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} \
+		{name[NR] = $$1; text[NR] = $$2; if (length($$1) > width) width = length($$1)} \
+		END {format = "  make %-" width "s  %s\n"; for (i = 1; i <= NR; i++) printf format, name[i], text[i]}'
 
 sync: ## Install every package and the dev tools from uv.lock into .venv
 	$(UV) sync --locked --all-packages
@@ -26,7 +29,7 @@ typecheck: ## pyright, strict on every package's src/
 # Coverage of every package's src/ ([tool.coverage.run] source), combined across the xdist workers,
 # then held at 90% for each package on its own by tools/coverage_check.py (entire_sim, a test tool, is
 # reported only: its soak and simulator paths run under the e2e tests, which coverage does not see).
-test: ## pytest on all cores (xdist): everything but the real-agent e2e tests; coverage >= 90% per package
+test: ## pytest on all cores (xdist): all but the real-agent e2e tests (and the wheel walkthrough: make walkthrough); coverage >= 90% per package
 	$(RUN) pytest -n auto -m "not e2e" --cov --cov-report=term --cov-report=json:build/coverage.json
 	$(RUN) python tools/coverage_check.py build/coverage.json --min 90 --report-only entire_sim
 

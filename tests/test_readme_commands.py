@@ -57,7 +57,9 @@ RUN_BY: dict[str, str] = {
     "entire enable --agent google-gemini": WALKTHROUGH,
     "entire-agent-google-gemini doctor": WALKTHROUGH,
     "uv tool uninstall entire-agent-google-gemini": WALKTHROUGH,
-    'entire-sim install-shim .sim-bin && export PATH="$PWD/.sim-bin:$PATH"': BY_HAND,
+    'entire-sim install-shim ~/.entire-sim/bin && export PATH="$HOME/.entire-sim/bin:$PATH"': BY_HAND,
+    'export PATH="$PATH:$PWD/.venv/bin"': "tests/test_first_day.py (the simulator after the plugins on PATH)",
+    "entire-sim discover": "tests/test_first_day.py (each name resolves to the installed plugin)",
     "printf '\\n# aider chat started at 2026-01-01 10:00:00\\n\\n#### Add a hello.txt file  \\n\\n"
     "Creating hello.txt.\\n\\n> Tokens: 1.2k sent, 40 received.  \\n> Applied edit to hello.txt  \\n' "
     "> .aider.chat.history.md": BY_HAND,
@@ -137,10 +139,14 @@ def test_drive_a_session_by_hand(tmp_path: Path) -> None:
     block = readme_commands.commands(readme)
     repo = tmp_path / "scratch"
     make_repo(repo)
-    (repo / ".gitignore").write_text(".sim-bin/\n.aider*\n", encoding="utf-8")
+    (repo / ".gitignore").write_text(
+        ".aider*\n", encoding="utf-8"
+    )  # as Aider suggests; nothing of the shim's
     before = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
     bin_dir = str(Path(sys.executable).parent)  # the README: .venv/bin of the checkout on PATH
-    env = {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    home = tmp_path / "home"  # the shim goes under ~/.entire-sim: this test's home, no other's
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
     env.pop("ENTIRE_SIM_STATE", None)
     resume = next(c for c in block if c.startswith("entire-sim resume"))
     script = []
@@ -173,5 +179,27 @@ def test_drive_a_session_by_hand(tmp_path: Path) -> None:
         out,
     ), out
     assert "Removed Entire from" in out
-    after = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+    after = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                           capture_output=True, text=True).stdout  # fmt: skip
     assert after == before + "?? hello.txt\n"  # the "agent's" edit stays; nothing of Entire's does
+    assert (
+        Path(env["HOME"]) / ".entire-sim" / "bin" / "entire"
+    ).is_file()  # the shim, outside the repository
+
+
+def test_make_help_lines_up_its_columns(checkout: Path) -> None:
+    done = subprocess.run(
+        ["make", "--no-print-directory", "help"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert len(lines) > 10 and all(line.startswith("  make ") for line in lines)
+    # Every description starts in one column, two spaces after the longest target's name.
+    starts = {len(line) - len(line[len("  make ") :].split(" ", 1)[1].lstrip()) for line in lines}
+    assert len(starts) == 1, lines
+    width = max(len(line.split()[1]) for line in lines)
+    assert starts == {len("  make ") + width + 2}

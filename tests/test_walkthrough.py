@@ -23,30 +23,11 @@ from pathlib import Path
 
 import pytest
 from entire_sim.demo import Replay, make_repo, manifests
+from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns
+from first_day import clean_env as _clean_env
 from readme_commands import AGENTS, ROOT, for_agent, shown
 
 pytestmark = pytest.mark.walkthrough
-
-USER_HOME_FILES = {
-    "codex-home/config.toml": (
-        '# my Codex config\nmodel = "gpt-5.5"\n\n# the projects I trust\n[projects."/elsewhere"]\n'
-        'trust_level = "trusted"\n\n# my MCP servers\n[mcp_servers.docs]\ncommand = "docs-server"\n'
-    ),
-    "home/.gemini/settings.json": '{\n  // my look\n  "ui": { "theme": "GitHub" }\n}\n',
-    "home/.aider.conf.yml": "# my defaults\nmodel: sonnet\n",
-}
-"""The user's own config files outside the repository (``codex-home`` is the demo manifests' CODEX_HOME)."""
-
-USER_REPO_FILES = {
-    ".gitignore": ".aider*\n",
-    ".aider.conf.yml": "# the team's Aider settings\nauto-commits: false\n",
-    ".gemini/settings.json": '{\n\t// team settings\n\t"general": {"vimMode": true}\n}\n',
-    ".codex/hooks.json": (
-        '{\n  "hooks": {\n    "Stop": [\n      {"hooks": [{"type": "command", "command": "echo mine"}]}\n'
-        "    ]\n  }\n}\n"
-    ),
-}
-"""Committed config files of the user's repository that the plugins edit and must give back."""
 
 
 def _wheelhouse() -> Path:
@@ -76,63 +57,6 @@ def _copy_checkout(dest: Path) -> None:
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
-
-
-def _clean_env(**extra: str) -> dict[str, str]:
-    drop = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "ENTIRE_SIM_STATE", "ENTIRE_REPO_ROOT")
-    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(("UV_", "PIP_"))}
-    env.update(UV_OFFLINE="1", UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1", NO_COLOR="1")
-    env.update(extra)
-    return env
-
-
-def sh(command: str, *, cwd: Path, env: dict[str, str], codes: tuple[int, ...] = (0,)) -> str:
-    """Run ``command`` with bash; its stdout. The exit status must be one of ``codes``; no traceback."""
-    done = subprocess.run(
-        ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
-    )
-    assert done.returncode in codes, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
-    assert "Traceback" not in done.stderr, f"{command}:\n{done.stderr}"
-    return done.stdout
-
-
-def _snapshot(files: dict[str, str], base: Path) -> dict[str, bytes]:
-    return {name: (base / name).read_bytes() for name in files}
-
-
-def _turns(repo: Path, agent: str) -> list[dict[str, object]]:
-    path = repo / ".entire" / "sim" / "checkpoints.jsonl"
-    if not path.exists():
-        return []
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [r for r in records if r["kind"] == "turn" and r["agent"] == agent]
-
-
-def _one_turn(replay: Replay, env: dict[str, str], edited: set[str]) -> None:
-    """The agent's captured session, step by step through the ``entire`` shim, up to its first checkpoint."""
-    agent = replay.spec["agent"]
-    agent_env = {**env, **{k: replay.expand(v) for k, v in replay.spec.get("env", {}).items()}}
-    for step in replay.spec["steps"]:
-        if "write" in step:
-            data = replay.read(step["from"])
-            if "lines" in step:
-                data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
-            target = Path(replay.expand(step["write"]))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        elif "files" in step:
-            for name, content in step["files"].items():
-                (replay.repo / name).write_text(content, encoding="utf-8")
-                edited.add(name)
-        elif "hook" in step:
-            done = subprocess.run(
-                ["entire", "hooks", agent, step["hook"]], input=replay.read(step["payload"]),
-                cwd=replay.repo, env=agent_env, capture_output=True, timeout=120, check=False,
-            )  # fmt: skip
-            assert done.returncode == 0, f"entire hooks {agent} {step['hook']}: {done.stderr!r}"
-            if _turns(replay.repo, agent):
-                return
-    raise AssertionError(f"{agent}: the captured session recorded no turn")
 
 
 def test_a_new_users_first_hour(tmp_path: Path) -> None:
@@ -190,8 +114,8 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     for name, text in USER_HOME_FILES.items():
         (world / name).parent.mkdir(parents=True, exist_ok=True)
         (world / name).write_text(text, encoding="utf-8")
-    home_before = _snapshot(USER_HOME_FILES, world)
-    repo_before = _snapshot(USER_REPO_FILES, repo)
+    home_before = snapshot(USER_HOME_FILES, world)
+    repo_before = snapshot(USER_REPO_FILES, repo)
 
     # Enabling through the simulator's `entire`, which finds the plugins on PATH as the CLI does.
     shim_bin = tmp_path / "shim-bin"
@@ -220,8 +144,8 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     edited: set[str] = set()
     by_agent = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests(checkout)}
     for agent in AGENTS:
-        _one_turn(Replay(by_agent[agent], world), user_env, edited)
-        turn = _turns(repo, agent)[0]
+        one_turn(Replay(by_agent[agent], world), user_env, edited)
+        turn = turns(repo, agent)[0]
         assert turn["prompt"], turn
     report = json.loads(sh(f"{venv_bin}/entire-sim report --repo {repo} --json", cwd=repo, env=user_env))
     assert report["violations"] == []
@@ -242,5 +166,5 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
                             capture_output=True, text=True, check=True).stdout  # fmt: skip
     assert {line[3:] for line in status.splitlines()} == edited, status
-    assert _snapshot(USER_REPO_FILES, repo) == repo_before
-    assert _snapshot(USER_HOME_FILES, world) == home_before
+    assert snapshot(USER_REPO_FILES, repo) == repo_before
+    assert snapshot(USER_HOME_FILES, world) == home_before

@@ -1,8 +1,16 @@
-"""``/ask <text>`` and its kin: Aider logs the text twice (as typed, then as its own block), one prompt.
+"""Chat commands Aider logs more than one input block for: one prompt each, in the typed form.
 
+``/ask <text>`` and its kin log the text twice (as typed, then as its own block).
 ``tests/data/ask-commands.chat.history.md`` was written by real Aider 0.86.2 (0.82.3 writes the same
 blocks) against the e2e model server: ``/ask`` (typed, an abbreviation, multi-line, and through
 ``--message``), the same question typed twice as plain text, and ``/ask`` and ``/code`` alone.
+
+``/lint`` shows each file's errors as tool output, then its lint coder logs them as input
+(``Commands.cmd_lint`` calls ``Coder.run(errors)``, which logs its message with ``io.user_input``);
+``/help <text>`` hands its help coder ``# Question: <text>`` and the docs it found, logged the same way
+(``Commands.cmd_help``, ``Help.ask``). ``tests/data/lint-help.chat.history.md`` was written by real
+Aider 0.86.2 in the e2e test ``test_e2e_chat_commands.py`` (``lint-help``; machine paths rewritten to
+``/srv/...`` of the same length), with the help extra's retrieval stood in for (``e2e/help_stub``).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from entire_agent_aider.agent import AiderAgent
 
 DATA = Path(__file__).parent / "data"
 REAL = DATA / "ask-commands.chat.history.md"
+LINT_HELP = DATA / "lint-help.chat.history.md"
 
 ASKED = [
     "/ask What does greet do?",
@@ -107,3 +116,49 @@ def test_parse_range_and_parse_lines_agree() -> None:
     with REAL.open("rb") as f:
         ranged, _ = t.parse_range(f, 0, len(data), block=64)
     assert t.prompts(ranged) == t.prompts(t.parse_lines(data.split(b"\n")[:-1])) == ASKED
+
+
+def test_lint_output_and_the_help_question_are_part_of_their_commands_turns(tmp_path: Path) -> None:
+    data = LINT_HELP.read_bytes()
+    history = t.parse(data)
+    assert t.prompts(history) == ["/lint", "/help How do I add files?"]
+    lint, helped, _exit = history.turns()
+    assert (len(lint.tokens), len(helped.tokens)) == (1, 1)  # each its one model call
+    assert lint.reply.startswith("greet builds") and helped.reply.startswith("greet builds")
+    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)}, cwd=str(tmp_path))
+    path = tmp_path / "history.md"
+    path.write_bytes(data)
+    assert agent.extract_prompts(str(path), 0) == ["/lint", "/help How do I add files?"]
+    assert agent.calculate_tokens(data, 0).api_call_count == 2
+    with LINT_HELP.open("rb") as f:
+        ranged, _ = t.parse_range(f, 0, len(data), block=64)
+    assert t.prompts(ranged) == t.prompts(history)
+
+
+def _tool(*lines: str) -> str:
+    """A tool message as Aider's ``tool_output`` logs it: the first line quoted, the last with two spaces."""
+    return f"> {lines[0]}" + "".join(f"\n{line}" for line in lines[1:]) + "  \n"
+
+
+def test_lint_of_two_files_is_one_turn_and_what_the_user_types_next_is_not() -> None:
+    first = ("## Running: flake8 a.py", "", "a.py:1:1: F821 undefined name 'x'")
+    second = ("## Running: flake8 b.py", "", "b.py:2:1: F821 undefined name 'y'")
+    text = (
+        HEADER + _block("/lint") + _tool(*first) + "> Fix lint errors in a.py? (Y)es/(N)o [Yes]: y  \n"
+        + _block(*first) + _reply("Fixed a.") + _tool(*second) + _block(*second) + _reply("Fixed b.")
+        + _block(*first)  # the same text typed by the user afterwards: a prompt of its own
+        + _reply("Again.")
+    )  # fmt: skip
+    history = t.parse(text.encode())
+    assert t.prompts(history) == ["/lint", "\n".join(first)]
+    assert len(history.turns()[0].tokens) == 2
+
+
+def test_help_without_its_echo_is_one_prompt_and_the_next_block_a_new_turn() -> None:
+    # Without the help extra Aider says so and calls no model; the next block is the user's own.
+    text = HEADER + _block("/help how?") + _tool("Unable to initialize interactive help.") + _block("hello")
+    assert t.prompts(t.parse(text.encode())) == ["/help how?", "hello"]
+    asked = HEADER + _block("/help how?") + _block("# Question: how?", "", "# Relevant docs:") + _reply("So.")
+    assert t.prompts(t.parse(asked.encode())) == ["/help how?"]
+    other = HEADER + _block("/help how?") + _block("# Question: why?") + _reply("So.")
+    assert t.prompts(t.parse(other.encode())) == ["/help how?", "# Question: why?"]

@@ -38,6 +38,10 @@ USER_FILES = [
     b"\xef\xbb\xbfmodel: caf\xc3\xa9  # unicode\nno-final-newline: 1",
     b"",
     b"# only a comment",
+    # YAML's document end marker: the block goes before it, or it would be a second document
+    b"model: sonnet\n...\n",
+    b"---\nmodel: sonnet\r\n... # the end\r\n# notes after the document\r\n",
+    b"model: sonnet\n...",
 ]
 
 
@@ -48,7 +52,8 @@ def test_install_uninstall_round_trip(agent: AiderAgent, original: bytes) -> Non
     assert hooks.install(agent) == 1
     assert hooks.installed(agent.repo_root)
     text = conf.read_bytes()
-    assert text.startswith(original.rstrip(b"\n") if not original.endswith(b"\n") else original)
+    if b"\n..." not in original:
+        assert text.startswith(original.rstrip(b"\n") if not original.endswith(b"\n") else original)
     values = yaml.safe_load(text.decode("utf-8-sig")) or {}
     assert values["notifications"] is True
     assert values["notifications-command"] == hooks.NOTIFY_COMMAND
@@ -129,6 +134,7 @@ def test_a_users_file_with_a_0_1_0_block_keeps_the_users_lines(agent: AiderAgent
             "'notifications' and 'notifications-command'",
         ),
         (b"model: [unclosed\n", "is not valid YAML (line 2)"),
+        (b"model: [unclosed\n", "fix it (Aider cannot read it either) and run again"),
         (b"- a list\n", "must hold a mapping"),
     ],
 )
@@ -142,12 +148,29 @@ def test_refusals_write_nothing(agent: AiderAgent, content: bytes, message: str)
     assert conf.read_bytes() == content
 
 
-def test_flow_mapping_cannot_take_a_block(agent: AiderAgent) -> None:
+@pytest.mark.parametrize("original", [b"{model: x}\n", b"# mine\n{model: x,\n auto-lint: false}\n"])
+def test_a_flow_mapping_is_refused_as_the_users_valid_file_with_what_to_do(
+    agent: AiderAgent, original: bytes
+) -> None:
     conf = conf_of(agent)
-    conf.write_bytes(b"{model: x}\n")
-    with pytest.raises(ConfigError):
+    conf.write_bytes(original)
+    with pytest.raises(ConfigError) as refused:
         hooks.install(agent)
-    assert conf.read_bytes() == b"{model: x}\n"
+    assert conf.read_bytes() == original
+    message = str(refused.value)
+    # Not "is not valid YAML": the user's file is valid; the file with our block added would not be.
+    assert message.startswith(f"{conf} is valid YAML, but Entire's block cannot be added to it: ")
+    assert "flow-style mapping" in message and message.endswith("write it in block style, one 'key: "
+                                                               "value' per line (model: sonnet), and run again")  # fmt: skip
+
+
+def test_a_document_end_marker_gets_the_block_before_it(agent: AiderAgent) -> None:
+    conf = conf_of(agent)
+    conf.write_bytes(b"model: sonnet\n...\n")
+    hooks.install(agent)
+    text = conf.read_text()
+    assert text.startswith(f"model: sonnet\n{hooks.BEGIN}\n") and text.endswith(f"{hooks.END}\n...\n")
+    assert yaml.safe_load(text)["notifications"] is True
 
 
 def test_the_installed_command_is_one_shell_line() -> None:

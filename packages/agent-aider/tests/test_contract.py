@@ -29,7 +29,6 @@ class TestAiderContract(AgentContract):
     hook_config = ".aider.conf.yml"
     hook_config_syntax = "yaml"
     hook_config_originals: ClassVar[dict[str, bytes | None]] = {
-        "empty": b"",
         "only a comment": b"# my Aider settings come here\n",
         "the user's own keys": b"# my settings\nmodel: sonnet   # the default\n\nauto-commits: false\n",
         "CRLF": b"# mine\r\nmodel: sonnet\r\nauto-lint: false\r\n",
@@ -41,6 +40,9 @@ class TestAiderContract(AgentContract):
         "a comment without a final newline": b"model: sonnet\n# the end",
         "the user's own notifications-command (refused)": b"notifications-command: say done\nmodel: sonnet\n",
         "YAML Aider would not read (refused)": b"model: [unclosed\n",
+        "a document end marker": b"model: sonnet\n...\n",
+        "document markers with comments after the end": b"---\nmodel: sonnet\n... # end\n# after\n",
+        "a flow-style mapping, which no block of lines can join (refused)": b"{model: sonnet}\n",
     }
     hook_config_refused = frozenset(name for name in hook_config_originals if name.endswith("(refused)"))
     transcript_cases = [

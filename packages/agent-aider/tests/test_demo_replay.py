@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from entire_agent_aider import notify
+from entire_core.paths import state_dir
 from entire_sim import Simulator, demo
 
 MANIFEST = Path(__file__).parents[1] / "demo" / "replay.json"
@@ -80,6 +81,11 @@ def test_the_manifest_replays_what_notify_delivers(tmp_path: Path, monkeypatch: 
     assert notified == 9
     assert [(c["hook"], c["payload"]) for c in sim.hook_calls()] == expected
     assert sim.violations() == []
+    # Nine deliveries and an install leave nothing of ours in the temporary directory, and no lock in
+    # the plugin's state directory (where the drain lock is, while a delivery holds it).
+    assert os.listdir(tmp_path / "tmp") == []
+    state = Path(state_dir(os.environ, "aider"))  # notify's own environment, as under Aider
+    assert state.is_dir() and list(state.glob("drain-*")) == []
 
 
 def test_what_entire_records_from_the_demo(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def test_hook_response_is_codex_hook_output() -> None:
 
 
 def test_generate_without_codex_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(AgentError, match="codex CLI is not installed"):
+    with pytest.raises(AgentError, match="codex is not on PATH: Codex CLI is not installed"):
         textgen.generate("hi", "m", {"PATH": str(tmp_path)})
 
 

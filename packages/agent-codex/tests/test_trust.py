@@ -126,16 +126,27 @@ def test_trust_appends_only_our_entries_and_keeps_every_byte(
     assert text.startswith(CONFIG)
     assert statuses(agent) == ["trusted"] * 8
     assert trust.trust_command(agent, ["--project"]) == 0
-    again = Path(agent.env["CODEX_HOME"], "config.toml").read_text()
+    config = Path(agent.env["CODEX_HOME"], "config.toml")
+    again = config.read_text()
     repo = os.path.realpath(agent.repo_root)
     # The project goes next to the user's other projects; nothing else moves.
     assert again.replace(f'[projects."{repo}"]\ntrust_level = "trusted"\n\n', "", 1) == text
     assert tomllib.loads(again)["projects"][repo] == {"trust_level": "trusted"}
+    # ... and the command names that change too, not only the hooks (already trusted this time).
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"Trusted 8 Entire hooks in {config} ([hooks.state] entries):"
+    assert all(line.endswith(" (already trusted)") for line in out[1:9])
+    assert out[9:] == [
+        f'Marked {repo} a trusted project in {config} ([projects."{repo}"] trust_level = "trusted")'
+    ]
     assert trust.trust_command(agent, ["--project"]) == 0
-    assert Path(agent.env["CODEX_HOME"], "config.toml").read_text() == again  # nothing more to write
+    assert config.read_text() == again  # nothing more to write
+    assert capsys.readouterr().out.splitlines()[-1] == f"{repo} was already a trusted project in {config}"
 
 
-def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
+def test_modified_disabled_and_moved_hooks(
+    agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
     agent.install_hooks()
     trust.trust_command(agent, ["--project"])
     hooks_path = Path(agent.repo_root, ".codex", "hooks.json")
@@ -166,9 +177,14 @@ def test_modified_disabled_and_moved_hooks(agent: OpenAICodexAgent) -> None:
     assert f'fix: remove `enabled = false` from [hooks.state."{key}"]' in report
     assert "FAIL  untrusted, so Codex skips them: session-end\n" in report
     assert "Entire hooks out of date: stop" in report
+    capsys.readouterr()
     trust.trust_command(agent, [])
     states = trust.hook_states(tomllib.loads(config_path.read_text()))
-    assert f"{os.path.realpath(hooks_path)}:session_end:0:0" not in states  # our stale entry went
+    stale = f"{os.path.realpath(hooks_path)}:session_end:0:0"
+    assert stale not in states  # our stale entry went, and the command says so
+    assert f"Removed the stale entry {stale} from {config_path}: our hook no longer sits there" in (
+        capsys.readouterr().out.splitlines()
+    )
     assert states[key]["enabled"] is False  # the user's choice stays
     assert statuses(agent) == [
         "trusted",

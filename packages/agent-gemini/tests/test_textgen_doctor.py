@@ -78,7 +78,7 @@ def test_generate_text_errors_are_clear(
 
 def test_generate_text_without_gemini(repo: Path, home: Path, tmp_path: Path) -> None:
     agent = make_agent(repo, home, tmp_path / "empty-bin")
-    with pytest.raises(AgentError, match="gemini is not on PATH; install Gemini CLI"):
+    with pytest.raises(AgentError, match="gemini is not on PATH: Gemini CLI is not installed"):
         agent.generate_text("hi", "m")
 
 

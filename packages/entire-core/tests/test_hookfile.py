@@ -68,6 +68,26 @@ def test_without_a_matching_record_only_our_handlers_go(tmp_path: Path) -> None:
     assert "entire hooks" not in text and '"enabled": true' in text and '"theme": 1' in text
 
 
+@pytest.mark.parametrize("original", [b"", b"\n", b" \r\n\t\n", b"\xef\xbb\xbf"], ids=repr)
+def test_a_file_that_held_nothing_comes_back_as_it_was(tmp_path: Path, original: bytes) -> None:
+    hooks = _file(tmp_path, original)
+    path = Path(hooks.path)
+    assert hooks.install() == 1
+    assert hooks.install(force=True) == 1  # a second install keeps what the first one found
+    assert hooks.installed()
+    hooks.uninstall()
+    assert path.read_bytes() == original
+
+
+def test_a_file_that_held_nothing_and_was_edited_since_keeps_the_users_keys(tmp_path: Path) -> None:
+    hooks = _file(tmp_path, b"")
+    path = Path(hooks.path)
+    hooks.install()
+    path.write_text(path.read_text().replace('"hooksConfig"', '"theme": 1, "hooksConfig"'))
+    hooks.uninstall()  # the record no longer matches the file: the user owns it, only ours goes
+    assert '"theme": 1' in path.read_text() and "entire hooks" not in path.read_text()
+
+
 def test_a_top_level_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
     hooks = _file(tmp_path, b"[]\n")
     path = Path(hooks.path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +14,9 @@ from entire_core.errors import AgentError
 WRITER = """
 import sys, time
 from entire_core import locks
-path, log, name = sys.argv[1:4]
+path, log, name, remove = sys.argv[1:5]
 for i in range(20):
-    with locks.exclusive(path):
+    with locks.exclusive(path, remove=remove == "remove"):
         with open(log, "a") as f:
             f.write(name + " begin\\n")
             f.flush()
@@ -24,17 +25,42 @@ for i in range(20):
 """
 
 
-def test_writers_never_interleave(tmp_path: Path) -> None:
+@pytest.mark.parametrize("remove", ["keep", "remove"])
+def test_writers_never_interleave(tmp_path: Path, remove: str) -> None:
     log = tmp_path / "log"
+    lock = tmp_path / "locks" / "lock"
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "lock"), str(log), name])
-        for name in "ab"
+        subprocess.Popen([sys.executable, "-c", WRITER, str(lock), str(log), name, remove]) for name in "abc"
     ]
-    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
     lines = log.read_text().splitlines()
-    assert len(lines) == 80
+    assert len(lines) == 120
     for begin, end in zip(lines[::2], lines[1::2], strict=True):
         assert begin.endswith("begin") and end == begin.replace("begin", "end")
+    # A removed lock leaves nothing; a kept one stays beside what it guards.
+    assert os.listdir(lock.parent) == ([] if remove == "remove" else ["lock"])
+
+
+def test_a_removed_lock_is_gone_once_released_and_taken_again_after(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "drain.lock"
+    with locks.exclusive(str(path), remove=True):
+        assert path.is_file()
+    assert not path.exists()
+    with locks.exclusive(str(path), remove=True):
+        assert path.is_file()
+    assert not path.exists()
+
+
+def test_a_waiter_whose_file_was_removed_locks_the_one_now_there(tmp_path: Path) -> None:
+    # What a waiter sees when the holder removes the file it waited on: it must not run beside the next holder.
+    path = tmp_path / "lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    path.unlink()  # the holder before us removed it as it let go
+    path.write_text("")  # and a newcomer made a new one
+    assert not locks._still_named(fd, str(path))  # pyright: ignore[reportPrivateUsage]
+    os.close(fd)
+    with locks.exclusive(str(path), remove=True):
+        assert path.is_file()
 
 
 def test_times_out_while_held_and_frees_when_the_holder_dies(tmp_path: Path) -> None:

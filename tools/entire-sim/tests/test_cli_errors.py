@@ -57,8 +57,17 @@ def test_demo_with_an_unknown_agent_names_the_agents(tmp_path: Path) -> None:
 def test_enable_of_an_unknown_agent_changes_nothing(repo: Path) -> None:
     before = files(repo)
     line = one_line_error(run(repo, "enable", "--agent", "nope"))
-    assert "entire-agent-nope is not a usable plugin" in line
+    assert "no entire-agent-nope on PATH: plugins found: " in line and "[]" not in line
     assert files(repo) == before
+
+
+@pytest.mark.parametrize(("name", "plugin"), [("codex", "openai-codex"), ("gemini", "google-gemini")])
+def test_enable_of_a_builtin_name_says_so_and_names_our_plugin(repo: Path, name: str, plugin: str) -> None:
+    line = one_line_error(run(repo, "enable", "--agent", name))
+    assert line == (
+        f"entire-sim: {name!r} is one of the Entire CLI's built-in agents, so a plugin of that name is never "
+        f"run: did you mean --agent {plugin}?"
+    )
 
 
 @pytest.mark.parametrize(

@@ -80,7 +80,7 @@ def test_timeouts_are_enforced(repo: Path, bin_dir: Path) -> None:
 def test_info_problems_keep_the_plugin_out(repo: Path, bin_dir: Path, mode: str, expected: str) -> None:
     broken(bin_dir)
     sim = make_sim(repo, bin_dir, BROKEN_MODE=mode)
-    with pytest.raises(LookupError, match="not a usable plugin") as error:
+    with pytest.raises(LookupError, match="entire-agent-broken is on PATH but not usable") as error:
         sim.plugin("broken")
     assert expected in str(error.value)
 

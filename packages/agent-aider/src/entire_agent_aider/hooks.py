@@ -73,7 +73,9 @@ def install(agent: Agent, *, force: bool = False) -> int:
     path = conf_path(agent.repo_root)
     # What earlier installs created counts only while the file is still what they wrote.
     earlier = installs.recall(agent.env, agent.name, path)
-    with edit_text_block(path, begin=BEGIN, end=END, validate=lambda text: _check_result(path, text)) as doc:
+    with edit_text_block(
+        path, begin=BEGIN, end=END, validate=lambda text: _check_result(path, text), place=before_document_end
+    ) as doc:
         _refuse_user_keys(path, doc.text_outside)
         created = not doc.existed or _marked_created(doc.block) or earlier.get("created_file", False)
         wanted = block_body()
@@ -119,6 +121,18 @@ def installed(repo_root: str) -> bool:
         return False
 
 
+def before_document_end(lines: list[str]) -> int | None:
+    """Where a new block goes: before YAML's ``...`` document end marker, if the file has one, else at the end.
+
+    Appended after ``...``, the block would start a second document, which Aider's ``safe_load`` refuses.
+    """
+    for index, line in enumerate(lines):
+        rest = line.rstrip("\r\n")
+        if rest.startswith("...") and (len(rest) == 3 or rest[3] in " \t"):
+            return index
+    return None
+
+
 def load_yaml(path: str, text: str) -> dict[str, Any]:
     """Parse config text the way Aider does (PyYAML ``safe_load``); it must be a mapping or empty."""
     import yaml
@@ -130,11 +144,15 @@ def load_yaml(path: str, text: str) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path} is not valid YAML{where}: {problem}") from None
+        raise ConfigError(
+            f"{path} is not valid YAML{where}: {problem}: fix it (Aider cannot read it either) and run again"
+        ) from None
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ConfigError(f"{path} must hold a mapping of Aider options, not a {type(value).__name__}")
+        raise ConfigError(
+            f"{path} must hold a mapping of Aider options (key: value lines), not a {type(value).__name__}"
+        )
     return value  # pyright: ignore[reportUnknownVariableType]
 
 
@@ -143,9 +161,7 @@ def user_keys(path: str, text: str) -> list[str]:
 
     Install refuses while there are any: ours and the user's would fight over the one command.
     """
-    from entire_core.config.textblock import TextBlockDocument
-
-    return _keys_in(path, TextBlockDocument(path, True, text, BEGIN, END).text_outside)
+    return _keys_in(path, user_text(path, text))
 
 
 def _keys_in(path: str, outside: str) -> list[str]:
@@ -167,10 +183,36 @@ def _refuse_user_keys(path: str, outside: str) -> None:
 
 
 def _check_result(path: str, text: str) -> None:
+    """Refuse the edited text unless Aider reads our settings from it; say whose fault it is if not.
+
+    The user's own file parsed before the edit (``_refuse_user_keys``), so a text that does not parse
+    now is one that cannot take a block of lines where it goes: say so, and how to make room for it.
+    """
     from entire_core.errors import ConfigError
 
-    value = load_yaml(path, text)
+    try:
+        value = load_yaml(path, text)
+    except ConfigError:
+        outside = user_text(path, text)
+        first = next(
+            (ln.strip() for ln in outside.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), ""
+        )
+        if first.startswith("{"):
+            shape = "it is one flow-style mapping ({...}), which a block of 'key: value' lines cannot join"
+        else:
+            shape = "its top level is not a block of 'key: value' lines that more such lines can follow"
+        raise ConfigError(
+            f"{path} is valid YAML, but Entire's block cannot be added to it: {shape}: write it in block "
+            "style, one 'key: value' per line (model: sonnet), and run again"
+        ) from None
     if value.get("notifications") is not True or value.get("notifications-command") != notify_command():
         raise ConfigError(
             f"cannot write {path}: after the edit Aider would not read our notification settings"
         )
+
+
+def user_text(path: str, text: str) -> str:
+    """``text`` without our block: what the user wrote."""
+    from entire_core.config.textblock import TextBlockDocument
+
+    return TextBlockDocument(path, True, text, BEGIN, END).text_outside

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 
 from entire_agent_aider import notify, paths
@@ -26,7 +25,6 @@ if TYPE_CHECKING:
     from entire_core.agent import Agent
 
 POLL_SECONDS = 0.2
-USAGE = "usage: entire-agent-aider run [--aider PATH] -- [aider arguments...]"
 
 
 def new_session_id() -> str:
@@ -37,7 +35,7 @@ def new_session_id() -> str:
 
 
 def _split(argv: list[str]) -> tuple[str, list[str]]:
-    from entire_core.errors import UsageError
+    from entire_core.cli_flags import HelpRequested
 
     aider = os.environ.get("ENTIRE_AIDER_BINARY") or "aider"
     args = list(argv)
@@ -46,8 +44,8 @@ def _split(argv: list[str]) -> tuple[str, list[str]]:
             aider, args = args[1], args[2:]
         elif args[0].startswith("--aider="):
             aider, args = args[0].split("=", 1)[1], args[1:]
-        elif args[0] in ("-h", "--help"):
-            raise UsageError(USAGE)
+        elif args[0] in ("-h", "-help", "--help"):
+            raise HelpRequested  # the dispatcher prints the command's usage
         else:
             break  # no "--": everything is Aider's
     if args and args[0] == "--":
@@ -82,6 +80,8 @@ def forwarded_signals() -> list[signal.Signals]:
 
 def run(agent: Agent, argv: list[str]) -> int:
     """Run Aider under the launcher and return its exit status."""
+    from entire_core.cli import print_error
+
     aider, args = _split(argv)
     name = agent.name
     cwd = os.getcwd()
@@ -118,7 +118,9 @@ def run(agent: Agent, argv: list[str]) -> int:
         child = subprocess.Popen(command, env=env)
     except OSError as exc:
         deliver("turn-end", exited=True, exit_code=127)
-        sys.stderr.write(f"entire-agent-aider run: cannot start {aider}: {exc.strerror or exc}\n")
+        print_error(
+            name, "run", f"cannot start {aider}: {exc.strerror or exc}", "name Aider with --aider PATH"
+        )
         return 127
     forwarded = forwarded_signals()
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *forwarded)}
@@ -136,7 +138,9 @@ def run(agent: Agent, argv: list[str]) -> int:
             signal.signal(sig, handler)
     deliver("turn-end", exited=True, exit_code=code)
     if failures:
-        sys.stderr.write(f"entire-agent-aider run: Entire did not record everything: {failures[0]}\n")
+        print_error(
+            name, "run", f"Entire did not record everything: {failures[0]}", "see `entire-agent-aider doctor`"
+        )
     if code < 0:  # killed by a signal: die the same way so our caller sees it
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)

@@ -137,11 +137,37 @@ def echoed_text(prompt: str) -> str | None:
     """The text Aider logs again as an input block of its own after this input, or None.
 
     ``/ask <text>`` (and ``/code``, ``/architect``, ``/context``, or an unambiguous prefix of one) is
-    logged as typed, then ``<text>`` is logged once more when the new mode's coder takes it.
+    logged as typed, then ``<text>`` is logged once more when the new mode's coder takes it. ``/help
+    <text>`` hands its help coder a message that starts with ``# Question: <text>`` (Aider's
+    ``Help.ask``), followed by the docs it found: for it, the echo is that block's first line
+    (``echo_matches``).
     """
-    if classify(prompt) != LLM_COMMAND or command_name(prompt.strip()) not in CHAT_MODE_COMMANDS:
+    if classify(prompt) != LLM_COMMAND:
+        return None
+    name = command_name(prompt.strip())
+    if name == "help":
+        return HELP_QUESTION + command_text(prompt)
+    if name not in CHAT_MODE_COMMANDS:
         return None
     return command_text(prompt)
+
+
+HELP_QUESTION = "# Question: "
+"""How Aider's ``/help <text>`` starts the message it logs and sends for ``<text>``."""
+
+
+def echo_matches(prompt: str, echo: str) -> bool:
+    """Whether an input block is Aider's own echo ``echo`` of the command before it (``echoed_text``)."""
+    if echo.startswith(HELP_QUESTION):
+        return prompt.split("\n", 1)[0] == echo
+    return prompt.strip() == echo
+
+
+def is_lint_command(prompt: str) -> bool:
+    """``/lint`` (or a prefix of it): Aider logs each file's lint errors as an input block of their own
+    when its lint coder takes them (``Commands.cmd_lint``, ``Coder.run``), after showing them as tool
+    output; those blocks belong to the ``/lint`` turn."""
+    return classify(prompt) == LLM_COMMAND and command_name(prompt.strip()) == "lint"
 
 
 def header_time(line: str) -> str | None:

@@ -82,9 +82,9 @@ def deliver(
     import json
     import shutil
     import subprocess
-    import tempfile
 
     from entire_core import locks
+    from entire_core.paths import state_dir
     from entire_core.scratch import Scratch
 
     from entire_agent_aider.lifecycle import HOOK_OF_TYPE
@@ -93,12 +93,10 @@ def deliver(
     if entire is None:
         return 0
     scratch = Scratch(repo_root, agent_name)
-    # Outside the repository: Entire may not be enabled here, and then nothing may create .entire/.
-    # The lock file stays (the kernel releases the lock), so it is per user: /tmp is shared.
-    user = getattr(os, "getuid", lambda: 0)()
-    name = f"entire-agent-{agent_name}-{user}-{store.history_key(history)}.drain"
-    drain_lock = os.path.join(tempfile.gettempdir(), name)
-    with locks.exclusive(drain_lock, wait=DRAIN_WAIT_SECONDS):
+    # In the plugin's state directory, not the repository: Entire may not be enabled here, and then
+    # nothing may create .entire/. Deleted as it is released, so no delivery leaves a file behind.
+    drain_lock = os.path.join(state_dir(os.environ, agent_name), f"drain-{store.history_key(history)}.lock")
+    with locks.exclusive(drain_lock, wait=DRAIN_WAIT_SECONDS, remove=True):
         for _ in range(MAX_CALLS):
             before = _progress(scratch, history)
             result = subprocess.run(
@@ -142,5 +140,7 @@ def notify(agent: Agent, argv: list[str]) -> int:
         body = payload("turn-end", history, source="notification", session=session, aider_pid=pid)
         return deliver(agent.name, root, history, "turn-end", body)
     except Exception as exc:  # a notification must never break Aider's turn with a traceback
-        sys.stderr.write(f"entire-agent-aider notify: {exc}\n")
+        from entire_core.cli import print_error
+
+        print_error(agent.name, "notify", str(exc))
         return 1

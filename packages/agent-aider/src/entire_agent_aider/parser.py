@@ -15,9 +15,11 @@ from entire_agent_aider.markdown import (
     VIEW_TAG_LINE,
     Tokens,
     classify,
+    echo_matches,
     echoed_text,
     has_edits,
     header_time,
+    is_lint_command,
     is_user_line,
     parse_tokens_line,
     user_text,
@@ -143,6 +145,9 @@ class Parser:
         self.last_reply = ""
         self.echo: str | None = None
         """The text of the chat-mode command just logged, until Aider logs it again (``echoed_text``)."""
+        self.lint_output: list[list[str]] | None = None
+        """In a ``/lint`` turn, the lines of each tool message since the last input block: the lint errors
+        Aider then logs again as input."""
         self.end = start
 
     def feed(self, line: str, offset: int, end: int) -> None:
@@ -180,6 +185,7 @@ class Parser:
             self.turn = None
             self.last_reply = ""
             self.echo = None
+            self.lint_output = None
             self.mode = _NONE
             self._advance(end)
         elif is_user_line(line) and (self.prev_blank or self.mode == _USER):
@@ -263,16 +269,23 @@ class Parser:
         session = self.session
         assert session is not None
         echo, self.echo = self.echo, echoed_text(turn.prompt)
+        lint_output, self.lint_output = self.lint_output, [] if is_lint_command(turn.prompt) else None
         if len(session.turns) < 2:
             return
-        # A chat-mode command's text, logged again right after the command (nothing but tool lines
-        # between), is the command's one model call: the block continues the command's turn.
-        repeated = echo is not None and turn.prompt.strip() == echo
+        # A chat-mode command's text (or /help's question), logged again right after the command
+        # (nothing but tool lines between), is the command's one model call: it continues its turn.
+        repeated = echo is not None and echo_matches(turn.prompt, echo)
         # Architect mode hands its reply to the editor model by logging it again as input: that block
         # continues the architect's turn instead of starting one.
         handed_on = turn.kind == PROMPT and bool(self.last_reply) and turn.prompt.strip() == self.last_reply
-        if repeated or handed_on:
+        # /lint shows each file's errors as tool output, then logs them again as the lint coder's input.
+        linted = lint_output is not None and turn.prompt.strip() in {
+            "\n".join(m).strip() for m in lint_output
+        }
+        if repeated or handed_on or linted:
             self.echo = None
+            # The next file's errors may follow: shown again as tool output before they are logged.
+            self.lint_output = [] if linted else None
             session.turns.pop()
             self.turn = session.turns[-1]
             self.turn.end = turn.end
@@ -288,6 +301,11 @@ class Parser:
             self.last_reply = text
 
     def _tool_text(self, text: str, *, continuation: bool) -> None:
+        if self.lint_output is not None:
+            if continuation and self.lint_output:
+                self.lint_output[-1].append(text)
+            elif not continuation:
+                self.lint_output.append([text])
         session, turn = self.session, self.turn
         if session is None:
             return

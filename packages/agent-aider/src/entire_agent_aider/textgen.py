@@ -31,7 +31,9 @@ def generate(prompt: str, model: str, env: dict[str, str]) -> str:
     """Aider's answer to ``prompt`` (with ``--model`` when ``model`` is given)."""
     aider = env.get("ENTIRE_AIDER_BINARY") or shutil.which("aider", path=env.get("PATH"))
     if not aider:
-        raise AgentError("aider is not on PATH; install it (pipx install aider-chat) to generate text")
+        from entire_agent_aider.versions import WINDOW
+
+        raise AgentError(*WINDOW.not_installed("aider"))
     scratch = tempfile.mkdtemp(prefix="entire-agent-aider-")
     try:
         history = os.path.join(scratch, "chat.md")

@@ -1,9 +1,15 @@
-"""Runs inside a loopback-only network namespace: one plain Aider session that asks with ``/ask``.
+"""Runs inside a loopback-only network namespace: one plain Aider session of chat commands.
 
-usage: chat_commands_driver.py CONFIG.json (the keys of ``test_e2e_aider.py``'s config). Aider logs
-``/ask <text>`` twice in its chat history (as typed, then the text alone before the reply); Entire
-must see one prompt. The session's turns: ``/ask``, then the same question typed as plain text.
-Writes what the simulator recorded to ``config["out"]``.
+usage: chat_commands_driver.py CONFIG.json (the keys of ``test_e2e_aider.py``'s config, and
+``scenario``). Writes what the simulator recorded to ``config["out"]``.
+
+- ``ask``: Aider logs ``/ask <text>`` twice in its chat history (as typed, then the text alone before
+  the reply); Entire must see one prompt. The turns: ``/ask``, then the same question as plain text.
+- ``lint-help``: ``/lint`` on a file flake8 finds an error in, then ``/help <question>``. Aider logs the
+  lint errors as an input block of their own when its lint coder takes them (``Coder.run``), and
+  ``/help`` hands its help coder the question with the docs found, as another input block: each is
+  one prompt for Entire, as typed. ``/help`` runs against ``help_stub/`` (a stand-in for the
+  llama-index extra, which needs the network) on Aider's ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -18,7 +24,13 @@ from driver import AGENT, git, run_session
 from entire_sim import Simulator
 
 QUESTION = "What does greet do?"
-TURNS = [(f"/ask {QUESTION}", False), (QUESTION, False)]
+HELP_QUESTION = "How do I add files?"
+SCENARIOS = {
+    "ask": [(f"/ask {QUESTION}", False), (QUESTION, False)],
+    "lint-help": [("/lint", False), (f"/help {HELP_QUESTION}", False)],
+}
+LINTED = 'def greet(name):\n    return f"Hello, {name}!"\n\n\nprint(greet(nobody))\n'
+"""hello.py for ``lint-help``: flake8's F821 (undefined name), one of the errors Aider's linter reports."""
 
 
 def main() -> None:
@@ -30,7 +42,10 @@ def main() -> None:
     shutil.copy(config["cost_map"], home / ".aider" / "caches" / "model_prices_and_context_window.json")
     server, port = model_server.start()
     git(repo, "init", "-q", "-b", "main")
-    (repo / "hello.py").write_text('def greet(name):\n    return f"Hello, {name}!"\n')
+    scenario = config.get("scenario", "ask")
+    (repo / "hello.py").write_text(
+        LINTED if scenario == "lint-help" else 'def greet(name):\n    return f"Hello, {name}!"\n'
+    )
     (repo / ".gitignore").write_text(".aider*\n.entire/\n")
     git(repo, "add", "hello.py", ".gitignore")
     git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
@@ -40,6 +55,8 @@ def main() -> None:
         "TERM": "xterm-256color", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LANG": "C.UTF-8",
     }  # fmt: skip
+    if scenario == "lint-help":
+        base_env["PYTHONPATH"] = str(Path(__file__).parent / "help_stub")
     sim = Simulator(repo, state_dir=work / "entire-state", env=base_env)
     sim.install_shim(work / "bin")
     sim.enable(AGENT)
@@ -47,7 +64,7 @@ def main() -> None:
             f"http://127.0.0.1:{port}/v1", "--openai-api-key", "fake", "--no-check-update", "--no-analytics",
             "--no-show-release-notes", "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream",
             "hello.py"]  # fmt: skip
-    run = run_session("ask", argv, repo, sim.env(), sim, work, TURNS)
+    run = run_session(scenario, argv, repo, sim.env(), sim, work, SCENARIOS[scenario])
     report = {
         "run": run,
         "hook_calls": sim.hook_calls(),

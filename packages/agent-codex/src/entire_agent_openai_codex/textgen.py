@@ -51,9 +51,9 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     validate.model_name(model)  # before any argv is built: on Windows codex is a .cmd run by cmd.exe
     binary = shutil.which("codex", path=env.get("PATH"))
     if binary is None:
-        raise AgentError(
-            "the codex CLI is not installed (not on PATH): install it with `npm install -g @openai/codex`"
-        )
+        from entire_agent_openai_codex.versions import WINDOW
+
+        raise AgentError(*WINDOW.not_installed("codex"))
     with tempfile.TemporaryDirectory(prefix="entire-codex-generate-") as workdir:
         answer_file = os.path.join(workdir, "answer.txt")
         run_dir = os.path.join(workdir, "run")

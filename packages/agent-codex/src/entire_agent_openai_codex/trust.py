@@ -172,14 +172,28 @@ def project_trust(config: Mapping[str, Any], repo_root: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class TrustWritten:
+    """What ``write_trust`` did to the user's config.toml, so that the command can name every change."""
+
+    keys: list[str]
+    """The ``[hooks.state]`` keys of our handlers, all trusted now."""
+    changed: list[str]
+    """Those of ``keys`` whose entry was added or updated (the rest already held the hash)."""
+    stale: list[str]
+    """Entries of our handlers' earlier positions, removed."""
+    project: str
+    """The ``[projects."..."]`` key whose ``trust_level`` was set to ``"trusted"``, or ``""``."""
+
+
 def write_trust(
     config_path: str, hooks_path: str, events: Mapping[str, Any], agent_name: str, *, project_root: str = ""
-) -> list[str]:
+) -> TrustWritten:
     """Trust our handlers (and, with ``project_root``, the project) in the user's config.toml.
 
     Only our ``[hooks.state."..."]`` tables are added or updated; a user's ``enabled = false`` is kept;
-    entries left behind by our handlers' earlier positions in this file are removed. Returns the keys
-    written. The file's comments and layout are kept (tomlkit).
+    entries left behind by our handlers' earlier positions in this file are removed. Returns what
+    changed. The file's comments and layout are kept (tomlkit).
     """
     import tomlkit
     from entire_core.config.toml import edit_toml
@@ -189,11 +203,15 @@ def write_trust(
     wanted = {
         trust_key(path, e, gi, hi): handler_hash(e, _matcher(events, e, gi), h) for _, e, gi, hi, h in ours
     }
+    changed: list[str] = []
+    stale: list[str] = []
+    project = ""
     with edit_toml(config_path) as doc:
         if project_root:
             projects = _table(doc.data, "projects", header=False)
             entry = _table(projects, os.path.realpath(project_root))
             if entry.get("trust_level") != "trusted":
+                project = os.path.realpath(project_root)
                 fresh = "trust_level" not in entry and not entry
                 entry["trust_level"] = "trusted"
                 # The comment lines that ended the table before ours label the table after it.
@@ -206,14 +224,16 @@ def write_trust(
             # says nothing else: a user's entry (or their enabled = false) stays.
             if old.get("trusted_hash") in wanted.values() and set(old) == {"trusted_hash"}:
                 del state[key]
+                stale.append(key)
         for key, digest in wanted.items():
             entry = _table(state, key)
             if entry.get("trusted_hash") != digest:
                 fresh = not entry
                 entry["trusted_hash"] = digest
+                changed.append(key)
                 if fresh:
                     _adopt_trailing_comments(state, key)
-    return list(wanted)
+    return TrustWritten(list(wanted), changed, stale, project)
 
 
 def our_hashes(events: Mapping[str, Any], agent_name: str) -> set[str]:
@@ -257,6 +277,11 @@ def remove_trust(config_path: str, hooks_path: str, events: Mapping[str, Any], a
         if removed and not hooks_table:
             del doc.data["hooks"]
     return removed
+
+
+def _quoted(key: str) -> str:
+    """A TOML key as config.toml spells it (a basic string: quotes and backslashes escaped)."""
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _adopt_trailing_comments(container: Any, name: str) -> bool:
@@ -350,8 +375,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
     The only code that writes the user's config.toml, and only when asked. The dispatcher has already
     refused flags other than ``--project`` and ``--remove``.
     """
-    import sys
-
+    from entire_core.cli import print_error
     from entire_core.cli_flags import BOOL, parse_flags
     from entire_core.errors import ConfigError
 
@@ -360,7 +384,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
     flags = parse_flags(argv, {"project": BOOL, "remove": BOOL})  # -remove, --remove=true: Go's spellings
     remove, project = flags.bool_("remove"), flags.bool_("project")
     if remove and project:
-        print(f"{PROGRAM} trust: --remove leaves project trust alone; drop --project", file=sys.stderr)
+        print_error(agent.name, "trust", "--remove leaves project trust alone", "drop --project")
         return 2
     root = agent.repo_root
     hooks_path = os.path.join(root, hooks.HOOKS_FILE)
@@ -379,10 +403,20 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
         raise ConfigError(
             f"{hooks_path} holds no Entire hooks: install them first (`entire enable --agent openai-codex`)"
         )
-    keys = write_trust(config_path, hooks_path, events, agent.name, project_root=root if project else "")
-    print(f"Trusted {len(keys)} Entire hooks in {config_path}:")
-    for key in keys:
-        print(f"  {key}")
+    written = write_trust(config_path, hooks_path, events, agent.name, project_root=root if project else "")
+    # Every change to the user's file is named: our [hooks.state] entries, stale ones, the project.
+    print(f"Trusted {len(written.keys)} Entire hooks in {config_path} ([hooks.state] entries):")
+    for key in written.keys:
+        print(f"  {key}{'' if key in written.changed else ' (already trusted)'}")
+    for key in written.stale:
+        print(f"Removed the stale entry {key} from {config_path}: our hook no longer sits there")
+    if written.project:
+        print(
+            f"Marked {written.project} a trusted project in {config_path} "
+            f'([projects.{_quoted(written.project)}] trust_level = "trusted")'
+        )
+    elif project:
+        print(f"{os.path.realpath(root)} was already a trusted project in {config_path}")
     config, _ = read_config(config_path)
     if project_trust(config, root) != "trusted":
         print(

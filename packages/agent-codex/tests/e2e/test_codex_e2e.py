@@ -252,7 +252,7 @@ def test_doctor_names_the_window_below_it(tmp_path: Path) -> None:
                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert (install.returncode, install.stdout) == (1, "")
     assert install.stderr == (
-        f"hooks not installed: Codex CLI {BELOW_WINDOW} is older than the supported window; supported: "
+        f"entire-agent-openai-codex install-hooks: hooks not installed: Codex CLI {BELOW_WINDOW} is older than the supported window; supported: "
         f"{WINDOW.describe()}; upgrade: `{WINDOW.upgrade_command()}`\n"
     )
     assert not (repo / ".codex").exists()

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 TIMEOUT_SECONDS = 120.0
-INSTALL_HINT = "install Gemini CLI with 'npm install -g @google/gemini-cli'"
 
 
 def find_gemini(env: Mapping[str, str]) -> str:
@@ -27,7 +26,9 @@ def find_gemini(env: Mapping[str, str]) -> str:
 
     found = shutil.which("gemini", path=env.get("PATH", os.defpath))
     if not found:
-        raise AgentError(f"gemini is not on PATH; {INSTALL_HINT}")
+        from entire_agent_google_gemini.versions import WINDOW
+
+        raise AgentError(*WINDOW.not_installed("gemini"))
     return found
 
 

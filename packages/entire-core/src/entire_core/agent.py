@@ -227,7 +227,10 @@ class HookSupport:
     hook_names: ClassVar[tuple[str, ...]] = ()
 
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
-        """Map a native hook payload (decoded JSON, or None when absent or not JSON) to an event."""
+        """Map a native hook payload (one JSON object, decoded) to an event, or None for no event.
+
+        Core answers stdin that is not one JSON object itself (``commands.parse_hook``), without asking.
+        """
         raise NotImplementedError
 
     def install_hooks(self, *, force: bool = False) -> int:

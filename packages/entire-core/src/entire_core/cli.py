@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from entire_core.cli_flags import ALL_STDIN, BOOL, HOOK_STDIN, INT, STR, Spec
+from entire_core.cli_flags import ALL_STDIN, BOOL, HOOK_STDIN, INT, STR, HelpRequested, Spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,21 +133,41 @@ def one_line(message: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _describe(exc: BaseException) -> tuple[str, int]:
+def error_line(agent_name: str, subcommand: str, what: str, fix: str = "") -> str:
+    """The one error format of every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``.
+
+    ``subcommand`` is empty only when there is none to name (none given, or one that does not exist).
+    One line, without its line break.
+    """
+    where = f"entire-agent-{agent_name}" + (f" {subcommand}" if subcommand else "")
+    return one_line(f"{where}: {what}" + (f": {fix}" if fix else ""))
+
+
+def print_error(agent_name: str, subcommand: str, what: str, fix: str = "") -> None:
+    """Write ``error_line`` to stderr; a stderr that is gone is ignored (nobody is left to read it)."""
+    try:
+        sys.stderr.write(error_line(agent_name, subcommand, what, fix) + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+
+
+def _describe(exc: BaseException) -> tuple[str, str, int]:
+    """What went wrong, what to do about it (or ""), and the exit status."""
     from entire_core.errors import AgentError
 
     if isinstance(exc, AgentError):
-        return str(exc), exc.exit_code
+        return str(exc), exc.fix, exc.exit_code
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
-        return f"{exc.strerror or exc}{where}", 1
+        return f"{exc.strerror or exc}{where}", "", 1
     if type(exc).__name__ == "ValidationError":  # pydantic, not imported here on purpose
         from entire_core.protocol import describe_validation_error
 
-        return describe_validation_error(exc), 1
+        return describe_validation_error(exc), "", 1
     if isinstance(exc, MemoryError):
-        return "out of memory", 1
-    return f"internal error: {type(exc).__name__}: {exc}", 1
+        return "out of memory", "", 1
+    return f"internal error: {type(exc).__name__}: {exc}", "set ENTIRE_AGENT_DEBUG=1 for the traceback", 1
 
 
 # -- dispatch -------------------------------------------------------------------------------------------
@@ -184,6 +204,19 @@ def usage(agent_cls: type[Agent]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def subcommand_usage(agent_cls: type[Agent], name: str) -> str:
+    """The ``<subcommand> --help`` text: its synopsis, what it does, what it reads and each flag."""
+    spec = SUBCOMMANDS[name]
+    shown = [f"--{flag}" if kind == BOOL else f"--{flag} <{kind}>" for flag, kind in spec.flags.items()]
+    lines = [" ".join([f"usage: {_program(agent_cls)} {name}", *(f"[{f}]" for f in shown)]), "", spec.summary]
+    if spec.stdin != "none":
+        lines.append("Reads its input on stdin; the Entire CLI runs it (see the plugin's --help).")
+    if spec.flags:
+        lines.append("")
+        lines += [f"  {flag:<26} {FLAG_HELP[key]}" for flag, key in zip(shown, spec.flags, strict=True)]
+    return "\n".join(lines) + "\n"
+
+
 def _load(target: str) -> Callable[..., object]:
     module_name, _, func = target.partition(":")
     __import__(module_name)
@@ -195,8 +228,9 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
     """Run one subcommand for ``agent_cls`` and return the process exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     program = _program(agent_cls)
+    see = f"run '{program} --help' for the list"
     if not args:
-        sys.stderr.write(f"{program}: missing subcommand (run '{program} --help' for the list)\n")
+        print_error(agent_cls.name, "", "missing subcommand", see)
         return 2
     name, rest = args[0], args[1:]
     if name in ("--help", "-h", "-help", "help"):
@@ -214,7 +248,7 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
         return _run_human_command(agent_cls, command, rest)
     spec = SUBCOMMANDS.get(name)
     if spec is None:
-        sys.stderr.write(f"{program}: unknown subcommand {name!r} (run '{program} --help' for the list)\n")
+        print_error(agent_cls.name, "", f"unknown subcommand {name!r}", see)
         return 2
     return _run_protocol(agent_cls, name, spec, rest)
 
@@ -269,8 +303,11 @@ def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answ
         if spec.capability is not None and not agent_cls.has(spec.capability):
             from entire_core.errors import AgentError
 
-            raise AgentError(f"{name} is not supported: {agent_cls.name} does not declare {spec.capability}")
-        flags = parse_flags(args, spec.flags)
+            raise AgentError(f"not supported: {agent_cls.name} does not declare {spec.capability}")
+        try:
+            flags = parse_flags(args, spec.flags, program=f"{_program(agent_cls)} {name}")
+        except HelpRequested:  # a person asking, as Go's flag package answers -h: usage, exit 0
+            return answer.write(subcommand_usage(agent_cls, name).encode("utf-8"))
         if spec.stdin == HOOK_STDIN:
             stdin = cli_stdio.read_stdin(wait=cli_stdio.HOOK_STDIN_WAIT_SECONDS)
         elif spec.stdin == ALL_STDIN:
@@ -286,22 +323,14 @@ def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answ
     except BaseException as exc:  # every failure becomes one line; a traceback helps nobody
         if isinstance(exc, SystemExit):
             raise
-        message, code = _describe(exc)
-        _print_error(message)
+        message, fix, code = _describe(exc)
+        print_error(agent_cls.name, name, message, fix)
         if os.environ.get("ENTIRE_AGENT_DEBUG"):
             import traceback
 
             traceback.print_exc()
         return code
     return answer.write(output)
-
-
-def _print_error(message: str) -> None:
-    try:
-        sys.stderr.write(one_line(message) + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
 
 
 def _run_human_command(agent_cls: type[Agent], command: object, args: list[str]) -> int:
@@ -319,19 +348,24 @@ def _run_human_command(agent_cls: type[Agent], command: object, args: list[str])
         # A command without free arguments takes only the flags it declares ("--aider PATH" takes a value).
         kinds = {flag.split()[0].lstrip("-"): STR if " " in flag else BOOL for flag in command.flags}
         try:
-            parse_flags(args, kinds)
+            parse_flags(args, kinds, program=f"{_program(agent_cls)} {name}")
         except UsageError as exc:
-            program = _program(agent_cls)
-            _print_error(f"{program} {name}: {exc} (see '{program} {name} --help')")
+            print_error(agent_cls.name, name, str(exc), exc.fix)
             return 2
+        except HelpRequested:
+            sys.stdout.write(command.usage(_program(agent_cls), name))
+            return 0
     try:
         result = _load(command.target)(agent_cls(), args)
     except KeyboardInterrupt:
         return 130
+    except HelpRequested:  # a command that reads its own arguments found -h among them
+        sys.stdout.write(command.usage(_program(agent_cls), name))
+        return 0
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise
-        message, code = _describe(exc)
-        _print_error(f"{_program(agent_cls)}: {message}")
+        message, fix, code = _describe(exc)
+        print_error(agent_cls.name, name, message, fix)
         return code
     return int(result) if isinstance(result, int) else 0

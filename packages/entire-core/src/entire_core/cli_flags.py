@@ -68,11 +68,16 @@ _TRUE = frozenset(["1", "t", "T", "TRUE", "true", "True"])
 _FALSE = frozenset(["0", "f", "F", "FALSE", "false", "False"])
 
 
-def parse_flags(args: Sequence[str], kinds: dict[str, str]) -> Flags:
+class HelpRequested(Exception):
+    """``-h``, ``-help`` or ``--help`` among the flags of a command that does not define them (Go's ErrHelp)."""
+
+
+def parse_flags(args: Sequence[str], kinds: dict[str, str], *, program: str = "") -> Flags:
     """Parse ``args`` as Go's ``flag`` package does: ``-f v``, ``--f v``, ``--f=v``, bools without value.
 
     Empty values are real values (the CLI passes ``--subagents-dir ""``). Unknown flags and
-    positional arguments are usage errors.
+    positional arguments are usage errors, whose fix names ``program --help`` when given; ``-h`` and
+    ``-help`` (either spelling) raise HelpRequested, as Go's ``flag`` does, unless ``kinds`` defines them.
     """
     values: dict[str, str | int | bool] = {
         name: (False if kind == BOOL else 0 if kind == INT else "") for name, kind in kinds.items()
@@ -88,43 +93,45 @@ def parse_flags(args: Sequence[str], kinds: dict[str, str]) -> Flags:
             break
         name = arg[2:] if arg.startswith("--") else arg[1:]
         if not name or name[0] in "-=":
-            raise _usage(f"bad flag syntax: {arg}")
+            raise _usage(f"bad flag syntax: {arg}", program)
         value: str | None = None
         if "=" in name:
             name, value = name.split("=", 1)
         kind = kinds.get(name)
+        if kind is None and name in ("h", "help"):
+            raise HelpRequested
         if kind is None:
-            raise _usage(f"flag provided but not defined: -{name}")
+            raise _usage(f"flag provided but not defined: -{name}", program)
         if kind == BOOL:
             if value is None or value in _TRUE:
                 values[name] = True
             elif value in _FALSE:
                 values[name] = False
             else:
-                raise _usage(f'invalid boolean value "{value}" for -{name}')
+                raise _usage(f'invalid boolean value "{value}" for -{name}', program)
         else:
             if value is None:
                 if i + 1 >= len(args):
-                    raise _usage(f"flag needs an argument: -{name}")
+                    raise _usage(f"flag needs an argument: -{name}", program)
                 i += 1
                 value = args[i]
-            values[name] = _parse_int(name, value) if kind == INT else value
+            values[name] = _parse_int(name, value, program) if kind == INT else value
         given.add(name)
         i += 1
     if i < len(args):
-        raise _usage(f"unexpected argument: {args[i]!r}")
+        raise _usage(f"unexpected argument: {args[i]!r}", program)
     return Flags(values, given)
 
 
-def _parse_int(name: str, value: str) -> int:
+def _parse_int(name: str, value: str, program: str) -> int:
     digits = value[1:] if value[:1] in "+-" else value
     if not digits or not digits.isascii() or not digits.isdigit() or len(digits) > 18:
-        raise _usage(f'invalid value "{value}" for flag -{name}: not an integer')
+        raise _usage(f'invalid value "{value}" for flag -{name}: not an integer', program)
     return int(value)
 
 
-def _usage(message: str) -> Exception:
+def _usage(message: str, program: str) -> Exception:
     # Imported here: a well-formed command line (every hook's) never needs the error classes.
     from entire_core.errors import UsageError
 
-    return UsageError(message)
+    return UsageError(message, f"see '{program} --help'" if program else "")

@@ -70,12 +70,14 @@ def write_hook_response(agent: HookResponseWriter, flags: Flags, stdin: bytes) -
 
 # -- sessions: ids, directories, files, reading and restoring, the resume command -----------------------
 
+HOOK_INPUT = 'a hook input, a JSON object ({"session_id": ..., "session_ref": ...})'
+
 
 def get_session_id(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """The session id of the HookInput on stdin."""
     from entire_core.protocol import HookInput, parse_json
 
-    session_id = agent.get_session_id(parse_json(HookInput, stdin, "hook input"))
+    session_id = agent.get_session_id(parse_json(HookInput, stdin, HOOK_INPUT))
     if session_id:
         validate.session_id(session_id)
     return {"session_id": session_id}
@@ -100,7 +102,7 @@ def read_session(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     """The AgentSession the HookInput on stdin points at."""
     from entire_core.protocol import HookInput, parse_json
 
-    session = agent.read_session(parse_json(HookInput, stdin, "hook input"))
+    session = agent.read_session(parse_json(HookInput, stdin, HOOK_INPUT))
     return (session.model_dump_json() + "\n").encode("utf-8")
 
 
@@ -108,7 +110,11 @@ def write_session(agent: Agent, flags: Flags, stdin: bytes) -> None:
     """Restore the AgentSession on stdin."""
     from entire_core.protocol import AgentSession, parse_json
 
-    agent.write_session(parse_json(AgentSession, stdin, "agent session"))
+    agent.write_session(
+        parse_json(
+            AgentSession, stdin, 'an agent session, a JSON object ({"session_id": ..., "native_data": ...})'
+        )
+    )
 
 
 def format_resume_command(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
@@ -128,17 +134,33 @@ NO_EVENT = b"null\n"
 """The CLI needs the literal ``null`` for "no event"; empty stdout is an error there."""
 
 
-def decode_payload(stdin: bytes) -> object:
-    """The hook payload as JSON, or None when stdin is empty or not JSON (never an error)."""
+NOT_ONE_OBJECT = (
+    "there is no event: the Entire CLI pipes a hook's JSON payload in; to try a hook by hand, pipe one in"
+)
+"""What to do, after why ``parse-hook`` answered ``null`` for stdin that is not one JSON object."""
+
+
+def decode_payload(stdin: bytes) -> tuple[dict[str, object] | None, str]:
+    """The hook payload, one JSON object; else None and what stdin held instead (never an error).
+
+    A UTF-8 byte order mark and surrounding whitespace are allowed, as the CLI's decoder allows them.
+    """
     text = stdin.removeprefix(b"\xef\xbb\xbf").strip()
     if not text:
-        return None
+        return None, "stdin is empty"
     from entire_core import _json
 
     try:
-        return _json.loads(text)
+        value = _json.loads(text)
     except (ValueError, RecursionError):
-        return None
+        # UnicodeDecodeError is a ValueError: bytes that are not UTF-8 are no JSON either.
+        return None, "stdin is not JSON"
+    if not isinstance(value, dict):
+        kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+        kind = kinds.get(type(value), "a number")
+        return None, f"stdin is {kind}, not a JSON object"
+    payload: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
+    return payload, ""
 
 
 def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, object]:
@@ -148,6 +170,12 @@ def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, ob
     not in ``info.hook_names`` answers ``null``, "no event", for every agent: the CLI only calls
     ``parse-hook`` with the names ``info`` declared, so an unknown one comes from a hook config
     written by another version of the plugin, and failing would fail the user's agent hook.
+
+    Stdin that is not one JSON object (nothing, invalid JSON, ``[]``, bytes that are not text) answers
+    ``null`` too, exit 0, with one line on stderr saying so, and the agent is not asked. The newest CLI
+    forwards exactly one decoded JSON value and refuses anything else itself, so such input comes from
+    an older CLI behind a broken hook command (which must not fail the user's turn) or from a person at
+    the keyboard (who deserves to be told). The compliance suite sends nothing and wants exit 0.
     """
     assert isinstance(agent, HookSupport)
     hook = flags.str_("hook")
@@ -157,7 +185,13 @@ def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, ob
         raise UsageError("parse-hook needs --hook <name>, one of: " + ", ".join(agent.hook_names))
     if hook not in agent.hook_names:
         return NO_EVENT
-    event = agent.parse_hook(hook, decode_payload(stdin))
+    payload, problem = decode_payload(stdin)
+    if payload is None:
+        from entire_core.cli import print_error
+
+        print_error(type(agent).name, "parse-hook", problem, NOT_ONE_OBJECT)
+        return NO_EVENT
+    event = agent.parse_hook(hook, payload)
     if event is None:
         return NO_EVENT
     if event.session_id:
@@ -279,7 +313,7 @@ def reassemble_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
     """Join the base64 chunks of ``{"chunks": [...]}`` on stdin back into raw bytes."""
     from entire_core.protocol import ChunkList, parse_json
 
-    request = parse_json(ChunkList, stdin, "reassemble-transcript input")
+    request = parse_json(ChunkList, stdin, 'a chunk list, {"chunks": ["<base64>", ...]}')
     return agent.reassemble_transcript(list(request.chunks or []))
 
 

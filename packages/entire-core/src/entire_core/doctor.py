@@ -160,7 +160,7 @@ def check_version(
     supported = f"supported: {window.oldest} to {window.newest}"
     verdict = found.verdict
     if found.binary is None:
-        report.fail(f"{program} is not on PATH: {window.agent} is not installed", command)
+        report.fail(*window.not_installed(program))
     elif verdict is None or verdict.status == "unknown":
         problem = found.problem if verdict is None else verdict.message
         report.warn(f"{problem}; {supported}")

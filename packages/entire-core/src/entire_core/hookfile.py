@@ -12,7 +12,8 @@ rest once, for every agent:
   message, since turning it on would also run the user's own hooks that they turned off.
 - uninstall removes our handlers, then exactly what the record says install created, deepest key
   first, and only while it holds nothing of the user's. Without a record that still matches the file
-  (none, or the user changed the file since), only our handlers go.
+  (none, or the user changed the file since), only our handlers go. A file that held nothing before
+  (empty, or only whitespace) gets that text back, byte for byte, not ``{}``.
 """
 
 from __future__ import annotations
@@ -92,18 +93,21 @@ class HookGroupsFile:
         created_dir = not os.path.isdir(os.path.dirname(self.path))
         # What earlier installs created counts only while the file is still what they wrote.
         earlier = self._recall()
+        original = installs.recall_original(self.env, self.agent_name, self.path)
         created: dict[str, bool] = {}
         with edit_json(self.path, comments=self.comments) as doc:
             root = self._root(doc.data)
             created["created_file"] = not doc.existed
+            if doc.blank is not None and original is None:
+                original = doc.blank  # an empty file goes back empty, not as "{}"
             events = self._container(root, (CONTAINER,), created)
             added = hooks.install_groups(events, self.wanted(), self.is_ours, force=force)
             for switch in self.switches:
                 self._set(root, switch, created)
         created["created_dir"] = created_dir
         merged = {key: value or earlier.get(key, False) for key, value in {**earlier, **created}.items()}
-        if any(merged.values()):
-            installs.remember(self.env, self.agent_name, self.path, **merged)
+        if any(merged.values()) or original is not None:
+            installs.remember(self.env, self.agent_name, self.path, original=original, **merged)
         else:
             installs.forget(self.env, self.agent_name, self.path)
         return added
@@ -155,6 +159,7 @@ class HookGroupsFile:
             installs.forget(self.env, self.agent_name, self.path)
             return
         record = self._recall()
+        original = installs.recall_original(self.env, self.agent_name, self.path)
         with edit_json(self.path, comments=self.comments, create=False) as doc:
             root = self._root(doc.data)
             events = obj(root.get(CONTAINER))
@@ -175,6 +180,8 @@ class HookGroupsFile:
                     del parent[path[-1]]
             if not root and record.get("created_file"):
                 doc.delete()
+            elif not root and original is not None:
+                doc.restore(original)
         if record.get("created_dir") and not os.path.exists(self.path):
             with contextlib.suppress(OSError):  # not empty: something else lives there
                 os.rmdir(os.path.dirname(self.path))

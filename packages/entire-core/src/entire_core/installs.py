@@ -50,9 +50,12 @@ FINGERPRINT = "sha256"
 """The record's key for the fingerprint of the file as the install left it."""
 
 
-def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
-    """What our installs created for ``path``: ``{}`` when nothing, when we do not know, or when the
-    file is no longer what we wrote (the record is stale and the user owns the file)."""
+ORIGINAL = "original"
+"""The record's key for the text of a file that held nothing before the install (see ``remember``)."""
+
+
+def _record(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, object]:
+    """The record of ``path`` while the file is still what we wrote; ``{}`` otherwise."""
     import json
 
     from entire_core import jsonvalues
@@ -65,14 +68,31 @@ def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool
     record = jsonvalues.obj(records.get(_key(path)))
     if record.get(FINGERPRINT) != fingerprint(path):
         return {}
-    return {k: v for k, v in record.items() if isinstance(v, bool)}
+    return record
 
 
-def remember(env: Mapping[str, str], agent_name: str, path: str, **created: bool) -> None:
+def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
+    """What our installs created for ``path``: ``{}`` when nothing, when we do not know, or when the
+    file is no longer what we wrote (the record is stale and the user owns the file)."""
+    return {k: v for k, v in _record(env, agent_name, path).items() if isinstance(v, bool)}
+
+
+def recall_original(env: Mapping[str, str], agent_name: str, path: str) -> str | None:
+    """The text ``path`` held before our first install when it held nothing (``remember``'s ``original``);
+    None when it held something, or when the record is stale."""
+    original = _record(env, agent_name, path).get(ORIGINAL)
+    return original if isinstance(original, str) else None
+
+
+def remember(
+    env: Mapping[str, str], agent_name: str, path: str, *, original: str | None = None, **created: bool
+) -> None:
     """Record what the installs created for ``path``, with the fingerprint of the file as it is now.
 
     Call it right after writing the file. It replaces any earlier record: an install merges what
-    ``recall`` returned before its edit (still trusted then) with what it created itself.
+    ``recall`` returned before its edit (still trusted then) with what it created itself. ``original``
+    is the text of a file that existed but held nothing (empty, only whitespace), which uninstall gives
+    back as it was: no editor writes ``{}`` back as an empty file.
     """
     from entire_core import jsonvalues
     from entire_core.config.json import edit_json
@@ -80,7 +100,10 @@ def remember(env: Mapping[str, str], agent_name: str, path: str, **created: bool
     key = _key(path)
     with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
-        records[key] = {**created, FINGERPRINT: fingerprint(path)}
+        record: dict[str, object] = {**created, FINGERPRINT: fingerprint(path)}
+        if original is not None:
+            record[ORIGINAL] = original
+        records[key] = record
         doc.data = records
 
 
@@ -98,3 +121,10 @@ def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
         doc.data = records
         if not records:
             doc.delete()
+    if not os.path.exists(records_file):
+        try:  # noqa: SIM105 - contextlib would be one more import
+            os.rmdir(
+                os.path.dirname(records_file)
+            )  # ours alone: nothing may be left after the last uninstall
+        except OSError:
+            pass  # not empty: something else of ours or the user's is in it

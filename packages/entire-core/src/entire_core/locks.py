@@ -17,32 +17,87 @@ WAIT_SECONDS = 10.0
 
 
 class exclusive:  # lower case: used like contextlib.suppress, as a context manager
-    """Hold an exclusive lock on ``path`` (created if missing, left in place) for the ``with`` block."""
+    """Hold an exclusive lock on ``path`` (created if missing) for the ``with`` block.
 
-    def __init__(self, path: str, wait: float = WAIT_SECONDS) -> None:
+    The file is left in place, beside the state it guards, unless ``remove``: then it is deleted as the
+    lock is released, for locks in places shared with other programs (the temporary directory, the
+    plugin's state directory) where nothing of ours may stay behind.
+    """
+
+    def __init__(self, path: str, wait: float = WAIT_SECONDS, *, remove: bool = False) -> None:
         self.path = path
         self.wait = wait
+        self.remove = remove
         self._fd = -1
 
     def __enter__(self) -> exclusive:
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + self.wait
-        while not try_lock(self._fd):
-            if time.monotonic() > deadline:
-                os.close(self._fd)
-                self._fd = -1
-                from entire_core.errors import AgentError
+        fd = acquire(self.path, time.monotonic() + self.wait, identity=self.remove)
+        if fd is None:
+            from entire_core.errors import AgentError
 
-                raise AgentError(f"timed out after {self.wait:.0f}s waiting for the lock {self.path}")
-            time.sleep(0.01)
+            raise AgentError(f"timed out after {self.wait:.0f}s waiting for the lock {self.path}")
+        self._fd = fd
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._fd >= 0:
-            unlock(self._fd)
-            os.close(self._fd)
+            release(self._fd, self.path, remove=self.remove)
             self._fd = -1
+
+
+def acquire(
+    path: str,
+    deadline: float,
+    *,
+    identity: bool = False,
+    flags: int = os.O_RDWR,
+    mode: int = 0o600,
+    poll: float = 0.01,
+) -> int | None:
+    """Open ``path`` (made, with its directory, where missing) and lock it; the descriptor, or None at ``deadline``.
+
+    ``identity`` is for lock files their holders delete (``release(remove=True)``): a process that waited
+    on a file its holder then deleted holds a lock nobody else sees, so it checks that ``path`` still
+    names the file it locked, and starts over when it does not. OSError from opening is the caller's.
+    """
+    while True:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        try:
+            fd = os.open(path, flags | os.O_CREAT, mode)
+        except FileNotFoundError:
+            if time.monotonic() > deadline:
+                raise
+            continue  # the directory was removed meanwhile: make it again
+        while not try_lock(fd):
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(poll)
+        if not identity or _still_named(fd, path):
+            return fd
+        unlock(fd)
+        os.close(fd)
+
+
+def _still_named(fd: int, path: str) -> bool:
+    """Whether ``path`` names the open file ``fd`` (not a file made after ours was deleted, nor none)."""
+    held = os.fstat(fd)
+    try:
+        named = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
+
+
+def release(fd: int, path: str, *, remove: bool = False) -> None:
+    """Unlock and close ``fd``; with ``remove``, delete ``path`` first, while the lock is still held."""
+    if remove:
+        try:  # noqa: SIM105 - contextlib would be one more import
+            os.unlink(path)
+        except OSError:
+            pass  # another user's file in a shared directory, or Windows, where an open file stays
+    unlock(fd)
+    os.close(fd)
 
 
 def try_lock(fd: int) -> bool:

@@ -71,3 +71,11 @@ def xdg_home(env: Mapping[str, str], variable: str, *fallback: str) -> str:
     if not base or not os.path.isabs(base):
         base = os.path.join(home_dir(env), *fallback)
     return base
+
+
+def state_dir(env: Mapping[str, str], agent_name: str) -> str:
+    """The plugin's state directory: ``$XDG_STATE_HOME/entire-agent-<name>`` (``%LOCALAPPDATA%`` on Windows).
+
+    What a plugin keeps for itself between calls outside any repository (views, locks) lives here.
+    """
+    return os.path.join(xdg_home(env, "XDG_STATE_HOME", ".local", "state"), f"entire-agent-{agent_name}")

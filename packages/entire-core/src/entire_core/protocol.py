@@ -317,22 +317,28 @@ M = TypeVar("M", bound=WireModel)
 
 
 def parse_json(model: type[M], data: bytes, what: str) -> M:
-    """Decode ``data`` (one JSON value from the CLI) into ``model`` or fail with a one-line error."""
+    """Decode ``data`` (one JSON value from the CLI) into ``model`` or fail with a one-line error.
+
+    ``what`` names what stdin should hold (``"a hook input, a JSON object"``): the error says that
+    stdin is not it, and why (``stdin is not a hook input, a JSON object: Input should be an object``).
+    """
     text = data.removeprefix(b"\xef\xbb\xbf")
     if not text.strip():
-        raise InvalidInput(f"{what}: expected JSON on stdin, got nothing")
+        raise InvalidInput(
+            f"stdin is empty, not {what}", "the Entire CLI sends it; pipe it in to run this by hand"
+        )
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
-        raise InvalidInput(f"{what}: {describe_validation_error(exc)}") from None
+        raise InvalidInput(f"stdin is not {what}: {describe_validation_error(exc)}") from None
 
 
 def describe_validation_error(exc: Any) -> str:
-    """One line naming the first problem pydantic found (and how many more there are)."""
+    """One line naming the first problem pydantic found, and where (a field, not the whole input)."""
     errors: list[Any] = exc.errors(include_url=False)
     if not errors:
         return "invalid input"
     first = errors[0]
-    where = ".".join(str(part) for part in first.get("loc", ())) or "input"
+    where = ".".join(str(part) for part in first.get("loc", ()))
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{where}: {first.get('msg', 'invalid')}{more}"
+    return f"{where + ': ' if where else ''}{first.get('msg', 'invalid')}{more}"

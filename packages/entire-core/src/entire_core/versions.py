@@ -102,8 +102,13 @@ class SupportWindow:
         return f"{self.agent} {self.oldest} to {self.newest} (tested: {', '.join(self.versions())})"
 
     def upgrade_command(self) -> str:
-        """The upgrade command with the newest version filled in."""
+        """The upgrade command with the newest version filled in: the one install hint of the agent,
+        which ``doctor``, ``install-hooks`` and ``generate-text`` all give."""
         return self.upgrade.format(newest=self.newest)
+
+    def not_installed(self, program: str) -> tuple[str, str]:
+        """``(what is wrong, what to do)`` when ``program`` is not on PATH, the same wherever it is said."""
+        return f"{program} is not on PATH: {self.agent} is not installed", f"`{self.upgrade_command()}`"
 
     def verdict(self, reported: str | None) -> Verdict:
         """Where ``reported`` (what ``<agent> --version`` printed) falls in this window."""

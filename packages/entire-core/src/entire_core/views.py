@@ -245,16 +245,10 @@ def frame_of_file(path: str, unit: str, lines: int = TAG_LINES) -> Frame:
 # -- where views live -----------------------------------------------------------------------------------
 
 
-def state_dir(env: Mapping[str, str], agent_name: str) -> str:
-    """The plugin's state directory: ``$XDG_STATE_HOME/entire-agent-<name>`` (``%LOCALAPPDATA%`` on Windows)."""
-    from entire_core.paths import xdg_home
-
-    return os.path.join(xdg_home(env, "XDG_STATE_HOME", ".local", "state"), f"entire-agent-{agent_name}")
-
-
 def views_dir(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
     """The directory of one repository's views (``get-session-dir``): outside the repository."""
     from entire_core._digest import sha256_hex
+    from entire_core.paths import state_dir
 
     real = os.path.normcase(os.path.realpath(repo_root))
     digest = sha256_hex(real.encode("utf-8", "surrogateescape"))[:16]
@@ -264,6 +258,8 @@ def views_dir(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
 
 def is_view_path(agent: ViewOwner, path: str) -> bool:
     """True when ``path`` names a file in one of this plugin's view directories."""
+    from entire_core.paths import state_dir
+
     root = os.path.join(state_dir(agent.env, agent.name), "views")
     parent = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     return os.path.normcase(parent) == os.path.normcase(os.path.abspath(root))

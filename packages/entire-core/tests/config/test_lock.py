@@ -58,16 +58,18 @@ def test_lock_is_released_after_an_exception(tmp_path: Path) -> None:
         pass
 
 
-def test_lock_file_lives_in_the_temp_dir_and_is_shared_through_symlinks(tmp_path: Path) -> None:
+def test_lock_file_lives_in_the_temp_dir_while_held_and_is_shared_through_symlinks(tmp_path: Path) -> None:
     target = tmp_path / "real.json"
     link = tmp_path / "link.json"
     link.symlink_to(target)
     lock_file = lock_file_for(link)
     assert lock_file == lock_file_for(target)
-    assert Path(lock_file).parent == Path(tempfile.gettempdir()) / "entire-config-locks"
+    assert Path(lock_file).parent == Path(tempfile.gettempdir())
+    before = set(os.listdir(tempfile.gettempdir()))
     with locked(link):
         assert Path(lock_file).exists()
     assert sorted(os.listdir(tmp_path)) == ["link.json"]
+    assert set(os.listdir(tempfile.gettempdir())) == before - {Path(lock_file).name}  # nothing of ours stays
 
 
 def test_unusable_lock_directory_is_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,6 +41,21 @@ def test_install_then_uninstall_restores_the_bytes(data_file: Callable[[str], Pa
     assert path.read_bytes() == original
 
 
+@pytest.mark.parametrize("original", ["a: 1\n...\n", "a: 1\r\n...\r\n# after\r\n"])
+def test_a_block_placed_before_a_line_comes_out_exactly(tmp_path: Path, original: str) -> None:
+    path = tmp_path / "conf.yml"
+    path.write_bytes(original.encode())
+    at = original.replace("\r\n", "\n").split("\n").index("...")
+
+    with edit_text_block(path, begin=BEGIN, end=END, validate=validate_yaml, place=lambda lines: at) as doc:
+        doc.block = BODY
+    lines = path.read_bytes().decode().splitlines()
+    assert lines[at] == BEGIN and lines[at + 3] == END and lines[at + 4] == "..."
+    assert yaml.safe_load(path.read_text())["notifications"] is True
+    install(path, None)
+    assert path.read_bytes() == original.encode()
+
+
 def test_block_uses_the_file_newlines(data_file: Callable[[str], Path]) -> None:
     path = data_file("aider_crlf.yml")
     original = path.read_bytes()

@@ -33,7 +33,12 @@ def _sim(args: argparse.Namespace) -> Simulator:
     repo = Path(args.repo).resolve()
     if not repo.is_dir():
         raise LookupError(f"--repo {args.repo}: no such directory")
-    return Simulator(repo, Path(args.state).resolve() if args.state else None)
+    from entire_sim.simulator import state_dir_for
+
+    # The same records the shim keeps: $ENTIRE_SIM_STATE, else <repo>/.entire/sim.
+    return Simulator(
+        repo, Path(args.state).resolve() if args.state else state_dir_for(str(repo), dict(os.environ))
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,49 +57,69 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+DESCRIPTION = """\
+The Entire CLI's side of the external-agent protocol, for trying plugins without the real CLI.
+People and CI run entire-sim; agents reach it through the `entire` shim (entire-sim install-shim DIR).
+Bad input is one line on stderr and a non-zero exit."""
+
+REPO_HELP = "the repository (default: the current directory)"
+STATE_HELP = "where the simulator keeps its records (default: <repo>/.entire/sim, or $ENTIRE_SIM_STATE)"
+
+
 def _main(argv: list[str] | None) -> int:
-    parser = _Parser(prog="entire-sim", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(
+        prog="entire-sim", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="<command>")
     p = sub.add_parser("demo", help="replay each agent package's bundled real session and report per turn")
-    p.add_argument("--agent", help="only this registry name")
+    p.add_argument("--agent", help="only this registry name (aider, google-gemini, openai-codex)")
     p.add_argument("--keep", action="store_true", help="keep the sandbox and state for inspection")
-    sub.add_parser("discover", help="scan PATH for plugins as the CLI does")
-    for name, help_text in (("enable", "install an agent's hooks in a repository"),
-                            ("disable", "remove an agent's hooks")):  # fmt: skip
+    sub.add_parser("discover", help="scan PATH for plugins as the CLI does (JSON)")
+    for name, help_text in (("enable", "what `entire enable --agent NAME` does: settings, detect, install-hooks"),
+                            ("disable", "remove one agent's hooks (uninstall-hooks)")):  # fmt: skip
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("--agent", required=True)
-        p.add_argument("--repo", default=".")
-        p.add_argument("--state")
+        p.add_argument(
+            "--agent", required=True, help="the plugin's registry name (entire-agent-<name> on PATH)"
+        )
+        p.add_argument("--repo", default=".", help=REPO_HELP)
+        p.add_argument("--state", help=STATE_HELP)
         if name == "enable":
-            p.add_argument("--force", action="store_true")
-    p = sub.add_parser("hooks", help="what `entire hooks <agent> <hook>` does, payload on stdin")
-    p.add_argument("agent")
-    p.add_argument("hook")
-    p = sub.add_parser("resume", help="restore a recorded session through the plugin")
-    p.add_argument("--agent", required=True)
-    p.add_argument("--session-id", required=True)
-    p.add_argument("--chunk-size", type=int)
-    p.add_argument("--repo", default=".")
-    p.add_argument("--state")
-    p = sub.add_parser("report", help="what was recorded in a repository")
-    p.add_argument("--repo", default=".")
-    p.add_argument("--state")
-    p.add_argument("--json", action="store_true")
+            p.add_argument("--force", action="store_true", help="reinstall the hooks (install-hooks --force)")
+    p = sub.add_parser("hooks", help="what `entire hooks <agent> <hook>` does, the payload on stdin")
+    p.add_argument("agent", help="the plugin's registry name")
+    p.add_argument("hook", help="one of the hook names its info declares")
+    p = sub.add_parser(
+        "resume", help="restore a recorded session through the plugin, as `entire resume` does"
+    )
+    p.add_argument("--agent", required=True, help="the plugin's registry name")
+    p.add_argument("--session-id", required=True, help="a session id from `entire-sim report`")
+    p.add_argument(
+        "--chunk-size", type=int, help="chunk and reassemble the transcript through the plugin first"
+    )
+    p.add_argument("--repo", default=".", help=REPO_HELP)
+    p.add_argument("--state", help=STATE_HELP)
+    p = sub.add_parser("report", help="the sessions, turns and violations recorded in a repository")
+    p.add_argument("--repo", default=".", help=REPO_HELP)
+    p.add_argument("--state", help=STATE_HELP)
+    p.add_argument("--json", action="store_true", help="as JSON: checkpoints, storage, violations")
     p = sub.add_parser(
         "soak", help="replay a synthetic session of any size turn by turn; report stored bytes"
     )
-    p.add_argument("--agent", required=True, choices=["openai-codex", "google-gemini", "aider"])
+    p.add_argument("--agent", required=True, choices=["openai-codex", "google-gemini", "aider"],
+                   help="the agent whose session is made")  # fmt: skip
     p.add_argument("--size", default="30M", help="native transcript size: 300M, 1G, ...")
     p.add_argument("--budget", help="ENTIRE_VIEW_BUDGET for the plugin (default: the plugin's own)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="the generator's seed (the same seed, the same session)"
+    )
     p.add_argument("--turn-bytes", help="average native bytes a turn adds (default: size / 120, 64K to 2M)")
     p.add_argument("--big-output", default="20M", help="the one huge tool output (0: none)")
     p.add_argument("--dir", help="where to make the scratch directory (default: the system's temp)")
     p.add_argument("--json", help="write the summary and per-turn rows to this file")
     p.add_argument("--keep", action="store_true", help="keep the scratch directory")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per TurnEnd as it completes")
-    p = sub.add_parser("install-shim", help="write the `entire` shim into a directory")
-    p.add_argument("directory")
+    p = sub.add_parser("install-shim", help="write the `entire` shim into a directory (put it first on PATH)")
+    p.add_argument("directory", help="where to write it, outside the repository (made if missing)")
     args = parser.parse_args(argv)
 
     if args.command == "demo":

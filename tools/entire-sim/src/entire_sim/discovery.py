@@ -95,6 +95,22 @@ def discover(path_value: str, repo_root: str | None, env: dict[str, str]) -> Dis
     return result
 
 
+def not_found(name: str, found: Discovery) -> str:
+    """Why no plugin named ``name`` was found, and the names to use instead: one line for a person."""
+    others = [p.name for p in found.plugins]
+    like = [other for other in others if name in other or other in name]
+    failed = [f for f in found.failures if os.path.basename(f.split(":", 1)[0]).startswith(PREFIX + name)]
+    if name in BUILTIN_NAMES:
+        what = f"{name!r} is one of the Entire CLI's built-in agents, so a plugin of that name is never run"
+    elif failed:
+        what = f"entire-agent-{name} is on PATH but not usable ({'; '.join(failed)})"
+    else:
+        what = f"no entire-agent-{name} on PATH"
+    if like:
+        return f"{what}: did you mean {' or '.join(f'--agent {o}' for o in like)}?"
+    return f"{what}: plugins found: {', '.join(others) or 'none'} (put the plugin's directory on PATH)"
+
+
 def _probe(plugin: Plugin) -> str | None:
     try:
         plugin.load_info()

@@ -67,14 +67,21 @@ def render(
                 if worktree:
                     lines.append(f"             also uncommitted in the worktree: {', '.join(worktree)}")
                 lines.append(f"             tokens  {_tokens(item['tokens'])}")
-                lines.append(f"             stored  {item['transcript_bytes']:,} transcript bytes")
+                if item.get("saved"):
+                    lines.append(
+                        f"             stored  {item['transcript_bytes']:,} transcript bytes (a checkpoint)"
+                    )
+                else:
+                    # The CLI stops before saving a turn that changed no file (PROTOCOL.md, 5.3 step 9).
+                    lines.append(f"             stored  nothing: no file changed, so no checkpoint "
+                                 f"(the transcript read was {item['transcript_bytes']:,} bytes)")  # fmt: skip
             else:
                 tokens = _tokens(item["tokens"]) if item.get("subagent_transcript") else "counted at TurnEnd"
                 lines.append(f"     subagent {item.get('subagent_id') or item['tool_use_id']}: files "
                              f"{', '.join(item['transcript_files']) or '(none)'}; tokens {tokens}")  # fmt: skip
         stored = storage(items)
         if stored["checkpoints"]:
-            lines.append(f"     stored  {stored['total_bytes']:,} bytes across {stored['checkpoints']} checkpoint(s); "
+            lines.append(f"     stored  {stored['total_bytes']:,} transcript bytes in all, across {stored['checkpoints']} checkpoint(s); "
                          f"per turn median {stored['median_bytes']:,.0f}, max {stored['max_bytes']:,}"
                          + (f"; last third / middle third {stored['growth']:.2f}" if stored["checkpoints"] >= 3 else ""))  # fmt: skip
     events = Counter(r["event_name"] for r in hook_calls if r.get("event_name"))

@@ -93,7 +93,7 @@ class Simulator:
         for plugin in found.plugins:
             if plugin.name == name:
                 return plugin
-        raise LookupError(f"entire-agent-{name} is not a usable plugin on PATH: {found.failures}")
+        raise LookupError(discovery.not_found(name, found))
 
     def _log(self, plugin: Plugin, what: str) -> None:
         for violation in plugin.violations:

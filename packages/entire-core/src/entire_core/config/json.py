@@ -40,9 +40,17 @@ from entire_core.errors import ConfigError
 class JsonDocument(ConfigDocument):
     """A JSON file being edited: mutate or replace ``data`` (plain dicts, lists and scalars)."""
 
-    def __init__(self, path: str, existed: bool, data: Any) -> None:
+    def __init__(self, path: str, existed: bool, data: Any, blank: str | None = None) -> None:
         super().__init__(path, existed)
         self.data = data
+        self.blank = blank
+        """The file's text when it existed and held no JSON value (empty, or only whitespace), else None."""
+        self.restored: str | None = None
+
+    def restore(self, text: str) -> None:
+        """Write exactly ``text`` on exit instead of the data: for giving back a file that held no JSON
+        value (``blank``), which no serializer writes byte for byte (``{}`` is not an empty file)."""
+        self.restored = text
 
 
 @contextmanager
@@ -51,8 +59,9 @@ def edit_json(
 ) -> Generator[JsonDocument, None, None]:
     """Lock and parse a JSON (or, with ``comments``, JSONC) file; write back only what changed.
 
-    A missing file reads as ``{}`` when ``create`` is true. A file that does not parse raises
-    ConfigError and is never written; so is a change that does not re-parse to the intended data.
+    A missing file reads as ``{}`` when ``create`` is true, and so does a blank one (its text is in
+    ``doc.blank``, for ``doc.restore``). A file that does not parse raises ConfigError and is never
+    written; so is a change that does not re-parse to the intended data.
     """
     name = os.fspath(path)
     with locked(name):
@@ -65,12 +74,17 @@ def edit_json(
             except ConfigError as exc:
                 raise ConfigError(f"cannot parse {name}: {exc}") from None
         old: Any = root.value if root is not None else {}
-        doc = JsonDocument(name, original.existed, copy.deepcopy(old))
+        blank = original.text if original.existed and root is None else None
+        doc = JsonDocument(name, original.existed, copy.deepcopy(old), blank)
         yield doc
 
         if doc.deleted:
             if original.existed:
                 delete_file(name)
+            return
+        if doc.restored is not None:
+            if doc.restored != original.text:
+                write_text(name, doc.restored, original)
             return
         if same(old, doc.data):
             return

@@ -1,10 +1,11 @@
 """Edit one marked block of lines in a text file (Aider's YAML), leaving every other byte alone.
 
 The block runs from a line equal to ``begin`` to a line equal to ``end``; both must be whole-line
-comments in the file's language. A new block is appended at the end of the file. When the file did
-not end with a line break, one has to be added before the block; the begin marker is then written as
-``begin + NEWLINE_ADDED`` so that removing the block also removes that line break and restores the
-file byte for byte.
+comments in the file's language. A new block is appended at the end of the file, or inserted before
+the line the caller's ``place`` names (YAML's ``...`` document end marker: after it, the block would
+be a second document). When the file did not end with a line break, one has to be added before an
+appended block; the begin marker is then written as ``begin + NEWLINE_ADDED`` so that removing the
+block also removes that line break and restores the file byte for byte.
 """
 
 from __future__ import annotations
@@ -27,9 +28,18 @@ _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 class TextBlockDocument(ConfigDocument):
     """A file with a managed block: set ``block`` to the body text to install, or to None to remove."""
 
-    def __init__(self, path: str, existed: bool, text: str, begin: str, end: str) -> None:
+    def __init__(
+        self,
+        path: str,
+        existed: bool,
+        text: str,
+        begin: str,
+        end: str,
+        place: Callable[[list[str]], int | None] | None = None,
+    ) -> None:
         super().__init__(path, existed)
         self._begin, self._end = begin, end
+        self._place = place
         self._lines = _LINES.findall(text)
         self._span = _find_block(self._lines, begin, end, path)
         self._newline = "\r\n" if "\r\n" in text else "\n"
@@ -61,6 +71,12 @@ class TextBlockDocument(ConfigDocument):
         if self._span is not None:
             first, last = self._span
             return "".join(self._lines[: first + 1]) + body + "".join(self._lines[last:])
+        block = self._begin + self._newline + body + self._end + self._newline
+        at = self._place(list(self._lines)) if self._place is not None else None
+        if at is not None and 0 <= at < len(self._lines):
+            # The line before ``at`` ends with a line break (it is followed by a line), so removing
+            # the block gives back the file as it was.
+            return "".join(self._lines[:at]) + block + "".join(self._lines[at:])
         text = "".join(self._lines)
         begin = self._begin
         if text and not text.endswith("\n"):
@@ -82,18 +98,21 @@ def edit_text_block(
     end: str,
     validate: Callable[[str], None] | None = None,
     create: bool = True,
+    place: Callable[[list[str]], int | None] | None = None,
 ) -> Generator[TextBlockDocument, None, None]:
     """Lock the file and yield its marked block; write the file back only if its text changed.
 
     ``validate`` receives the complete new text before anything is written (for example, to parse it
-    as YAML) and raises ConfigError to refuse it. Misplaced or repeated markers are a ConfigError.
+    as YAML) and raises ConfigError to refuse it. ``place`` receives the file's lines (each with its
+    line break) and returns the index of the line a new block goes before, or None for the end.
+    Misplaced or repeated markers are a ConfigError.
     """
     if begin == end or not begin or not end or "\n" in begin + end:
         raise ValueError("begin and end must be two different, non-empty single lines")
     name = os.fspath(path)
     with locked(name):
         original = read_original(name, create=create)
-        doc = TextBlockDocument(name, original.existed, original.text, begin, end)
+        doc = TextBlockDocument(name, original.existed, original.text, begin, end, place)
         yield doc
 
         if doc.deleted:

@@ -119,8 +119,16 @@ class HookCase:
 USER_HANDLER = '{"hooks": [{"type": "command", "command": "echo mine"}]}'
 """A group of the user's own, which install and uninstall must leave exactly as it was."""
 
-JSON_ORIGINALS: dict[str, bytes | None] = {
+ORIGINALS: dict[str, bytes | None] = {
     "missing": None,
+    "empty": b"",
+    "only blank lines": b"\n  \n\n",
+}
+"""The tricky originals of every agent's hook config, whatever its syntax: no file, and a file with nothing in
+it, which must come back exactly so (0 bytes, not ``{}``)."""
+
+JSON_ORIGINALS: dict[str, bytes | None] = {
+    **ORIGINALS,
     "empty object": b"{}\n",
     "comment only": b"// my own settings come here\n",
     "only our container": b'{\n  "hooks": {}\n}\n',

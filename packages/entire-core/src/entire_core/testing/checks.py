@@ -9,18 +9,58 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from entire_core.testing.runner import InProcessRunner, Result, Sandbox, ScriptRunner
 
+ERROR_LINE = re.compile(
+    r"entire-agent-(?P<agent>[a-z0-9][a-z0-9-]*)(?: (?P<subcommand>[a-z][a-z0-9-]*))?: (?P<what>\S.*)"
+)
+"""Core's one error format (``entire_core.cli.error_line``): ``entire-agent-<name> <subcommand>: <what is
+wrong>[: <what to do>]``; the subcommand is left out only when there is none to name."""
+
+
+def error_format_problem(
+    text: str, agent_name: str | None = None, subcommand: str | None = None
+) -> str | None:
+    """Why ``text`` (a whole stderr) is not one error line in core's format, or None when it is.
+
+    With ``agent_name`` and ``subcommand`` (``""``: none), the line must name exactly those.
+    """
+    lines = text.strip().splitlines()
+    if len(lines) != 1:
+        return f"not one line: {text!r}"
+    found = ERROR_LINE.fullmatch(lines[0])
+    if found is None:
+        return f"not entire-agent-<name> <subcommand>: <what is wrong>: {lines[0]!r}"
+    if agent_name is not None and found["agent"] != agent_name:
+        return f"names entire-agent-{found['agent']}, not entire-agent-{agent_name}: {lines[0]!r}"
+    if subcommand is not None and (found["subcommand"] or "") != subcommand:
+        return f"names the subcommand {found['subcommand']!r}, not {subcommand!r}: {lines[0]!r}"
+    return None
+
 
 class Env:
-    """One test's sandbox and a ``call`` that runs a subcommand and validates its answer."""
+    """One test's sandbox and a ``call`` that runs a subcommand and validates its answer.
 
-    def __init__(self, sandbox: Sandbox, runner: InProcessRunner | ScriptRunner) -> None:
+    With ``agent_name``, every failure ``fails`` sees must be one line in core's error format naming the
+    agent and the subcommand.
+    """
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        runner: InProcessRunner | ScriptRunner,
+        agent_name: str | None = None,
+        commands: tuple[str, ...] = (),
+    ) -> None:
         self.sandbox = sandbox
         self.runner = runner
+        self.agent_name = agent_name
+        self.commands = commands
+        """The agent's commands for people (``doctor``, ...), which its errors name like subcommands."""
 
     @property
     def repo(self) -> Path:
@@ -48,6 +88,12 @@ class Env:
         assert result.code != 0, f"{args[0]} should have failed: {result!r}"
         assert result.stdout == b"", f"{args[0]} printed on stdout while failing: {result!r}"
         assert_one_line_error(result)
+        if self.agent_name is not None:
+            from entire_core.cli import SUBCOMMANDS
+
+            named = args[0] if args and (args[0] in SUBCOMMANDS or args[0] in self.commands) else ""
+            problem = error_format_problem(result.error, self.agent_name, named)
+            assert problem is None, f"{args[:1]}: {problem}"
         return result
 
 

@@ -35,6 +35,7 @@ from entire_core.testing.cases import (
     BUILTIN_TYPES,
     HOSTILE_IDS,
     JSON_ORIGINALS,
+    ORIGINALS,
     HookCase,
     TranscriptCase,
 )
@@ -42,6 +43,7 @@ from entire_core.testing.checks import (
     Env,
     assert_one_line_error,
     check_doctor_report,
+    error_format_problem,
     native_behind_view,
 )
 from entire_core.testing.runner import InProcessRunner, Sandbox, ScriptRunner
@@ -64,7 +66,7 @@ class AgentContract:
     """The agent's own config file our hooks go into, relative to the repository (``.codex/hooks.json``)."""
     hook_config_syntax: ClassVar[str] = "json"
     """``json``: the file is JSON(C) with our groups under ``hooks``, so core's ``JSON_ORIGINALS`` apply;
-    anything else: only the agent's own ``hook_config_originals`` (and a missing file) are tried."""
+    anything else: core's ``ORIGINALS`` (no file, an empty one) and the agent's own ``hook_config_originals``."""
     hook_config_originals: ClassVar[dict[str, bytes | None]] = {}
     """The agent's own tricky originals, added to core's."""
     hook_config_refused: ClassVar[frozenset[str]] = frozenset(["comment only"])
@@ -90,7 +92,7 @@ class AgentContract:
         runner = (
             ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
         )
-        return Env(sandbox, runner)
+        return Env(sandbox, runner, self.agent_cls.name, tuple(self.agent_cls.commands))
 
     def _has(self, capability: str) -> bool:
         return self.agent_cls.has(capability)
@@ -199,6 +201,41 @@ class AgentContract:
     def test_unknown_flag(self, env: Env) -> None:
         env.fails("detect", "--no-such-flag", "x")
         env.fails("get-session-dir", "--repo-path")
+
+    def test_every_subcommand_and_command_answers_help(self, env: Env) -> None:
+        """``<subcommand> --help`` (``-h``, ``-help``, and after other flags) is its usage on stdout, exit 0."""
+        from entire_core.cli import SUBCOMMANDS
+
+        program = f"entire-agent-{self.agent_cls.name}"
+        names = [n for n, spec in SUBCOMMANDS.items() if not spec.capability or self._has(spec.capability)]
+        for name in [*names, *self.agent_cls.commands]:
+            for spelling in ("--help", "-h", "-help"):
+                result = env.raw(name, spelling)
+                assert (result.code, result.stderr) == (0, b""), f"{name} {spelling}: {result!r}"
+                assert result.text.startswith(f"usage: {program} {name}"), f"{name} {spelling}: {result!r}"
+        if self._has("hooks"):
+            result = env.raw("parse-hook", "--hook", self._hook_names()[0], "--help")
+            assert result.code == 0 and result.text.startswith(f"usage: {program} parse-hook"), result
+
+    def test_errors_name_the_program_the_subcommand_and_what_to_do(self, env: Env) -> None:
+        """Core's one format for every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``."""
+        program = f"entire-agent-{self.agent_cls.name}"
+        flag = env.fails("info", "--bogus")
+        assert flag.error.strip() == (
+            f"{program} info: flag provided but not defined: -bogus: see '{program} info --help'"
+        )
+        assert flag.code == 2
+        not_an_object = env.fails("read-session", stdin=b"5")
+        assert not_an_object.error.startswith(
+            f"{program} read-session: stdin is not a hook input, a JSON object"
+        )
+        broken = env.fails("reassemble-transcript", stdin=b"{x")
+        assert broken.error.startswith(f"{program} reassemble-transcript: stdin is not a chunk list")
+        assert "input: input" not in not_an_object.error + broken.error
+        empty = env.fails("write-session")
+        assert empty.error.startswith(f"{program} write-session: stdin is empty, not an agent session")
+        missing = env.fails()
+        assert missing.error.strip() == f"{program}: missing subcommand: run '{program} --help' for the list"
 
     def test_detect(self, env: Env) -> None:
         assert isinstance(env.call("detect")["present"], bool)
@@ -392,7 +429,7 @@ class AgentContract:
         if self.hook_config is None:
             pytest.skip(f"{self.agent_cls.name} names no hook_config")
         event = self._first_event(tmp_path / "probe")
-        originals = {"missing": None, **self.hook_config_originals}
+        originals = {**ORIGINALS, **self.hook_config_originals}
         if self.hook_config_syntax == "json":
             originals = {**JSON_ORIGINALS, **self.hook_config_originals}
         unexpected: list[str] = []
@@ -413,6 +450,8 @@ class AgentContract:
                 env.call("uninstall-hooks")
             else:
                 assert_one_line_error(first)
+                problem = error_format_problem(first.error, self.agent_cls.name, "install-hooks")
+                assert problem is None, f"{name}: {problem}"
             assert env.sandbox.snapshot() == before, (
                 f"{name}: install, install, uninstall changed {self.hook_config}"
             )
@@ -424,7 +463,7 @@ class AgentContract:
         runner = (
             ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
         )
-        return Env(sandbox, runner)
+        return Env(sandbox, runner, self.agent_cls.name, tuple(self.agent_cls.commands))
 
     def _first_event(self, root: Path) -> str:
         """An event name our install writes under ``hooks`` (JSON configs only)."""
@@ -440,18 +479,31 @@ class AgentContract:
         return next(iter(events))
 
     def test_parse_hook_without_payload(self, env: Env) -> None:
+        """Stdin that is not one JSON object: ``null``, exit 0 (a hook never fails the user's turn), and one
+        line on stderr in core's format saying so (a person at the keyboard is told why nothing happened)."""
         self._require("hooks")
         for hook in self._hook_names():
-            for stdin in (
-                b"",
-                b"   ",
-                b"not json",
-                b"[1, 2]",
-                b'{"unexpected": {"shape": [1]}}',
-                b"\xff\xfe",
+            for stdin, why in (
+                (b"", "stdin is empty"),
+                (b"   \n", "stdin is empty"),
+                (b"not json", "stdin is not JSON"),
+                (b'{"session_id": ', "stdin is not JSON"),
+                (b"\xff\xfe", "stdin is not JSON"),
+                (b"[1, 2]", "stdin is an array, not a JSON object"),
+                (b"[]", "stdin is an array, not a JSON object"),
+                (b'"text"', "stdin is a string, not a JSON object"),
+                (b"1.5", "stdin is a number, not a JSON object"),
+                (b"true", "stdin is a boolean, not a JSON object"),
+                (b"null", "stdin is null, not a JSON object"),
             ):
-                event = env.call("parse-hook", "--hook", hook, stdin=stdin)
-                assert event is None or event["type"] >= 1
+                result = env.raw("parse-hook", "--hook", hook, stdin=stdin)
+                assert (result.code, result.stdout) == (0, b"null\n"), f"{hook} {stdin!r}: {result!r}"
+                assert error_format_problem(result.error, self.agent_cls.name, "parse-hook") is None, result
+                assert result.error.startswith(f"entire-agent-{self.agent_cls.name} parse-hook: {why}: "), (
+                    result
+                )
+            event = env.call("parse-hook", "--hook", hook, stdin=b'{"unexpected": {"shape": [1]}}')
+            assert event is None or event["type"] >= 1
 
     def test_parse_hook_compliance_suite_payload(self, env: Env) -> None:
         self._require("hooks")

@@ -82,9 +82,15 @@ class Sandbox:
             self.env.update(extra_env)
 
     def snapshot(self) -> dict[str, bytes]:
-        """Every file and directory under the repo and home, with file bytes, to prove what a call changed."""
+        """Every file and directory under the repo, the home, the XDG homes and TMPDIR, with file bytes: to
+        prove what a call changed, and that an uninstall leaves nothing of ours anywhere."""
         files: dict[str, bytes] = {}
-        for base in (self.repo, self.home):
+        bases = (
+            self.repo,
+            self.home,
+            *(self.root / d for d in ("xdg-config", "xdg-cache", "xdg-data", "tmp")),
+        )
+        for base in bases:
             for path in sorted(base.rglob("*")):
                 key = str(path.relative_to(self.root))
                 if path.is_symlink():

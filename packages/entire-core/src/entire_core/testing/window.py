@@ -99,3 +99,19 @@ class SupportWindowContract:
         assert sandbox.snapshot() == before
         stand_in.write_text(f"#!/bin/sh\necho '{self.version_line.format(version=self.window.oldest)}'\n")
         assert agent.install_hooks() == self.hooks_installed
+
+    def test_one_install_hint_everywhere(self, tmp_path: Path) -> None:
+        """Without the agent on PATH, ``doctor`` and ``generate-text`` give the window's one install hint."""
+        from entire_core.testing.runner import InProcessRunner
+
+        sandbox = Sandbox(tmp_path, extra_env={**self.extra_env, "PATH": str(tmp_path / "empty")})
+        run = InProcessRunner(self.agent_cls, sandbox)
+        what, fix = self.window.not_installed(self.binary)
+        assert fix == f"`{self.window.upgrade_command()}`"
+        lines = run("doctor").text.splitlines()
+        assert f"FAIL  {what}" in lines, lines
+        assert lines[lines.index(f"FAIL  {what}") + 1] == f"      fix: {fix}", lines
+        if self.agent_cls.has("text_generator"):
+            answer = run("generate-text", stdin=b"Say hi.")
+            assert answer.code == 1
+            assert answer.error.strip() == f"entire-agent-{self.agent_cls.name} generate-text: {what}: {fix}"
