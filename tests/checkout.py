@@ -19,7 +19,7 @@ def copy_checkout(target: Path) -> Path:
     listed = subprocess.run(
         ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=target, capture_output=True, check=True,
-    ).stdout.decode().split("\0")  # fmt: skip
+    ).stdout.decode("utf-8", "surrogateescape").split("\0")  # fmt: skip
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():

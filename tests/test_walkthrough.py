@@ -22,6 +22,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from checkout import copy_checkout
 from entire_sim.demo import Replay, make_repo, manifests
 from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns
 from first_day import clean_env as _clean_env
@@ -46,24 +47,11 @@ def _offline_prefix() -> str:
     return f"{unshare} -n " if ok else ""
 
 
-def _copy_checkout(dest: Path) -> None:
-    """What a fresh clone holds: tracked files plus new ones not ignored, as they are in the work tree."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode("utf-8", "surrogateescape")  # fmt: skip
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest / name)
-
-
 def test_a_new_users_first_hour(tmp_path: Path) -> None:
     house = _wheelhouse()
     offline = _offline_prefix()
     checkout = tmp_path / "checkout"
-    _copy_checkout(checkout)
+    copy_checkout(checkout)
     env = _clean_env()
 
     # The demo: one command, and it installs no dev tool.
