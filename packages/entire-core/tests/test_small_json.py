@@ -32,8 +32,8 @@ def test_small_decoder_reads_what_json_reads(value: object, pad: str) -> None:
         with pytest.raises(ValueError):
             _json.loads(text)
         return
-    assert _json.loads(pad + text + pad) == expected
-    assert _json.loads((pad + text).encode("utf-8")) == expected
+    assert repr(_json.loads(pad + text + pad)) == repr(expected)  # NaN is not equal to itself
+    assert repr(_json.loads((pad + text).encode("utf-8"))) == repr(expected)
 
 
 def test_small_decoder_refuses_broken_documents_without_json_loaded() -> None:
