@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,29 @@ def test_read_json_object_tells_missing_blank_broken_and_not_an_object_apart(tmp
     path.write_text("[1]")
     with pytest.raises(ConfigError, match="top level is not a JSON object"):
         read_json_object(str(path), comments=True)
+
+
+def test_uninstalling_while_another_uninstall_deletes_the_file(tmp_path: Path) -> None:
+    # Two uninstalls at once: the first deletes the file it created while the second waits for the
+    # file's lock. The second finds nothing left to take out, and must not fail.
+    from entire_core.config._lock import locked
+
+    hooks = _file(tmp_path)
+    hooks.install()
+    path = Path(hooks.path)
+    failures: list[Exception] = []
+
+    def uninstall_too() -> None:
+        try:
+            hooks.uninstall()
+        except Exception as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    with locked(path):
+        other = threading.Thread(target=uninstall_too)
+        other.start()
+        time.sleep(0.2)  # it is waiting for the lock now
+        path.unlink()
+    other.join(timeout=30)
+    assert failures == []
+    assert not path.parent.exists()
