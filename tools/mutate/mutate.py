@@ -52,7 +52,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "offsets": ("test_offsets.py", "test_offsets_model.py"),
     "views": ("test_views.py",),
     "config._json_edit": ("config/test_json_edits.py", "config/test_json_properties.py"),
-    "_json": ("test_wire.py",),
+    "_json": ("test_small_json.py", "test_wire.py"),
     "installs": ("test_paths_and_installs.py",),
     "hookfile": ("test_hookfile.py",),
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 from entire_core import installs
@@ -34,6 +36,8 @@ def test_install_records(tmp_path: Path) -> None:
     assert installs.recall(env, "x", target) == {}
     assert not (tmp_path / "data" / "entire-agent-x" / "installs.json").exists()
     installs.forget(env, "x", target)  # forgetting twice is fine
+    installs.forget(env, "y", target)  # nothing ever recorded: nothing to do, and nothing written
+    assert not (tmp_path / "data" / "entire-agent-y").exists()
     relative_home = {"XDG_DATA_HOME": "relative", "HOME": str(tmp_path / "home")}
     installs.remember(relative_home, "x", target, created_file=True)
     assert (tmp_path / "home" / ".local/share/entire-agent-x/installs.json").exists()
@@ -61,3 +65,29 @@ def test_repo_relative_follows_a_link_to_the_file(tmp_path: Path) -> None:
     link = tmp_path / "link"
     link.symlink_to(repo)
     assert repo_relative(str(link / "src" / "b.txt"), str(repo)) == "src/b.txt"
+
+
+def test_forgetting_while_another_uninstall_removes_the_last_record(tmp_path: Path) -> None:
+    # Two uninstalls at once: one takes out the last record, and with it the records file, while the
+    # other waits for the file's lock to forget a path that was never recorded. The second must not fail.
+    from entire_core.config._lock import locked
+
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    installs.remember(env, "x", str(tmp_path / "a" / "hooks.json"), created_file=True)
+    records = tmp_path / "data" / "entire-agent-x" / "installs.json"
+    failures: list[Exception] = []
+
+    def forget_the_other() -> None:
+        try:
+            installs.forget(env, "x", str(tmp_path / "b" / "hooks.json"))
+        except Exception as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    with locked(records):
+        other = threading.Thread(target=forget_the_other)
+        other.start()
+        time.sleep(0.2)  # it is waiting for the lock now
+        records.unlink()
+    other.join(timeout=30)
+    assert failures == []
+    assert not records.exists()

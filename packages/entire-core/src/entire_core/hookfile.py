@@ -160,7 +160,9 @@ class HookGroupsFile:
             return
         record = self._recall()
         original = installs.recall_original(self.env, self.agent_name, self.path)
-        with edit_json(self.path, comments=self.comments, create=False) as doc:
+        # Another uninstall may delete the file while this one waits for its lock: read as `{}`, it
+        # then holds nothing to take out, and nothing is written.
+        with edit_json(self.path, comments=self.comments) as doc:
             root = self._root(doc.data)
             events = obj(root.get(CONTAINER))
             if events is root.get(CONTAINER):

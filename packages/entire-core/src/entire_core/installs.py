@@ -109,13 +109,12 @@ def remember(
 
 def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
     """Drop the record of ``path`` (after uninstalling); the records file goes when it is empty."""
-    records_file = _records_file(env, agent_name)
-    if not os.path.exists(records_file):
-        return
     from entire_core import jsonvalues
     from entire_core.config.json import edit_json
 
-    with edit_json(records_file, create=False) as doc:
+    # No look for the file first: another uninstall may take it out while this one waits for its lock,
+    # and a missing file (read as no records) is then nothing to forget, not an error.
+    with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
         records.pop(_key(path), None)
         doc.data = records

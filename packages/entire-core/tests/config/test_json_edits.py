@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from entire_core.config._json_edit import common_subsequence
 from entire_core.config.json import edit_json, parse_json_text
 from entire_core.errors import ConfigError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def edit(tmp_path: Path, original: str, change: Callable[[Any], object], *, comments: bool = True) -> str:
@@ -61,6 +66,28 @@ def test_indent_unit_is_detected_from_the_file(tmp_path: Path) -> None:
     assert added == '{\n    "a": {\n        "b": {\n            "c": 1\n        }\n    }\n}\n'
 
 
+@pytest.mark.parametrize(
+    ("original", "expected"),
+    [
+        # Uneven nesting: the outermost example wins, not the deeper one.
+        (
+            '{\n  "a": {\n        "b": 1\n  }\n}\n',
+            '{\n  "a": {\n        "b": 1\n  },\n  "c": {\n    "d": 1\n  }\n}\n',
+        ),
+        # Members at their object's own indent teach nothing: the unit comes from the nested ones.
+        (
+            '{\n"a": {\n    "b": 1\n}\n}\n',
+            '{\n"a": {\n    "b": 1\n},\n"c": {\n    "d": 1\n}\n}\n',
+        ),
+    ],
+    ids=["outermost-wins", "flush-members"],
+)
+def test_indent_unit_comes_from_the_outermost_indented_member(
+    tmp_path: Path, original: str, expected: str
+) -> None:
+    assert edit(tmp_path, original, lambda d: d.update(c={"d": 1})) == expected
+
+
 def test_compact_file_stays_compact(tmp_path: Path) -> None:
     original = '{"a":1,"b":[1,2],"e":{}}'
     added = round_trip(
@@ -72,6 +99,18 @@ def test_compact_file_stays_compact(tmp_path: Path) -> None:
     assert added == '{"a":1,"b":[1,2,3],"e":{"k":null},"c":{"x":[1]}}'
 
 
+def test_inline_separators_come_from_any_pair_of_neighbours(tmp_path: Path) -> None:
+    # The separator after each comma, in a container of any length, is the file's style.
+    assert edit(tmp_path, '{"a":[1,2,3]}', lambda d: d["a"].append(4)) == '{"a":[1,2,3,4]}'
+    assert edit(tmp_path, "[1,  2,  3]", lambda d: d.append(4)) == "[1,  2,  3,  4]"
+
+
+def test_members_after_a_first_one_on_the_brace_line_go_on_their_own_lines(tmp_path: Path) -> None:
+    # Whether new entries get lines of their own is read before the last entry, not the first.
+    original = '{"a": 1,\n "b": 2}'
+    assert edit(tmp_path, original, lambda d: d.update(c=3)) == '{"a": 1,\n "b": 2,\n "c": 3}'
+
+
 def test_unchanged_numbers_keep_their_spelling(tmp_path: Path) -> None:
     original = '{"ratio": 1.50, "big": 1E2, "n": 1}'
     assert edit(tmp_path, original, lambda d: d.update(n=2)) == '{"ratio": 1.50, "big": 1E2, "n": 2}'
@@ -80,6 +119,12 @@ def test_unchanged_numbers_keep_their_spelling(tmp_path: Path) -> None:
 def test_changed_scalar_is_replaced_in_place(tmp_path: Path) -> None:
     original = '{\n  "a": "old", // keep me\n  "b": 1\n}\n'
     assert edit(tmp_path, original, lambda d: d.update(a="né")) == '{\n  "a": "né", // keep me\n  "b": 1\n}\n'
+
+
+def test_new_keys_and_values_keep_their_unicode(tmp_path: Path) -> None:
+    assert edit(tmp_path, '{"a": 1}', lambda d: d.update({"né": "ü"})) == '{"a": 1, "né": "ü"}'
+    pretty = edit(tmp_path, '{\n  "a": 1\n}\n', lambda d: d.update({"é": {"ü": 1}}))
+    assert pretty == '{\n  "a": 1,\n  "é": {\n    "ü": 1\n  }\n}\n'
 
 
 def test_type_changes_count_as_changes(tmp_path: Path) -> None:
@@ -111,11 +156,29 @@ def test_a_comment_inside_a_removed_value_goes_with_it(tmp_path: Path) -> None:
     assert edit(tmp_path, original, lambda d: d.pop("a")) == '{\n  "b": 2\n}\n'
 
 
+def test_a_comment_right_after_the_opening_brace_stays(tmp_path: Path) -> None:
+    assert edit(tmp_path, '{/* only */"a": 1}', lambda d: d.clear()) == "{/* only */}"
+    assert (
+        edit(tmp_path, '{// mine\n  "a": 1\n}', lambda d: (d.clear(), d.update(b=2)))
+        == '{// mine\n  "b": 2\n}'
+    )
+
+
+def test_a_comment_right_after_a_closing_brace_is_not_inside_that_object(tmp_path: Path) -> None:
+    original = '{"a": {"x": 1}/* about a */}'
+    changed = edit(tmp_path, original, lambda d: (d["a"].clear(), d["a"].update(y=2)))
+    assert changed == '{"a": {"y": 2}/* about a */}'
+
+
 def test_removing_everything_keeps_remaining_comments_and_new_members_follow_them(tmp_path: Path) -> None:
     original = '{\n  // only comments stay\n  "a": 1}'
     assert edit(tmp_path, original, lambda d: d.clear()) == "{\n  // only comments stay\n}"
     replaced = edit(tmp_path, original, lambda d: (d.clear(), d.update(z=0)))
     assert replaced == '{\n  // only comments stay\n  "z": 0\n}'
+    two = '{\n  // only comments stay\n  "a": 1,\n  "b": 2}'
+    assert (
+        edit(tmp_path, two, lambda d: (d.clear(), d.update(z=0))) == '{\n  // only comments stay\n  "z": 0}'
+    )
 
 
 def test_all_members_replaced_without_comments_re_lays_the_object_in_its_style(tmp_path: Path) -> None:
@@ -132,6 +195,16 @@ def test_removing_a_trailing_member_and_adding_one_reuses_the_comma(tmp_path: Pa
     )
     inline = '{"a": 1, "b": 2}'
     assert edit(tmp_path, inline, lambda d: (d.pop("b"), d.update(c=3))) == '{"a": 1, "c": 3}'
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_removing_a_last_element_never_joins_a_line_comment_to_what_follows(
+    tmp_path: Path, newline: str
+) -> None:
+    # The element goes, its line break stays: the comment after `1` must not swallow `/* two */`.
+    original = "[\n  1, // one\n  2 /* two */\n]\n".replace("\n", newline)
+    expected = "[\n  1 // one\n /* two */\n]\n".replace("\n", newline)
+    assert edit(tmp_path, original, lambda d: d.pop()) == expected
 
 
 def test_array_elements_are_matched_in_order(tmp_path: Path) -> None:
@@ -153,6 +226,56 @@ def test_changed_element_is_edited_in_place_not_rewritten(tmp_path: Path) -> Non
     original = '[\n  {"name": "x", "on": true}, // keep\n  {"name": "y"}\n]\n'
     changed = edit(tmp_path, original, lambda d: d[0].update(on=False))
     assert changed == '[\n  {"name": "x", "on": false}, // keep\n  {"name": "y"}\n]\n'
+
+
+def test_an_element_inserted_between_two_on_one_line_stays_on_that_line(tmp_path: Path) -> None:
+    assert edit(tmp_path, "[\n  1, 2,\n  3\n]", lambda d: d.insert(1, 9)) == "[\n  1, 9, 2,\n  3\n]"
+
+
+def test_a_changed_element_is_edited_in_place_even_with_an_equal_twin_after_it(tmp_path: Path) -> None:
+    twins = '[\n  "x", // first\n  "x" // second\n]\n'
+    assert (
+        edit(tmp_path, twins, lambda d: d.__setitem__(0, "y")) == '[\n  "y", // first\n  "x" // second\n]\n'
+    )
+    pair = '[\n  "x", // first\n  "y" // second\n]\n'
+    assert edit(tmp_path, pair, lambda d: d.__setitem__(0, "y")) == '[\n  "y", // first\n  "y" // second\n]\n'
+
+
+def test_an_element_moved_to_the_end_leaves_the_others_as_they_were(tmp_path: Path) -> None:
+    # What an install that re-adds its own group at the end does: the user's group keeps its text.
+    original = '[\n  {"ours": 1},\n  {"theirs": 2} // mine\n]\n'
+    moved = edit(tmp_path, original, lambda d: d.append(d.pop(0)))
+    assert moved == '[\n  {"theirs": 2}, // mine\n  {\n    "ours": 1\n  }\n]\n'
+
+
+def test_an_element_is_recognised_whatever_the_order_of_its_keys(tmp_path: Path) -> None:
+    original = '[{"a": 1, /* kept */ "b": 2}, 9]'
+    changed = edit(tmp_path, original, lambda d: d.__setitem__(slice(None), [0, {"b": 2, "a": 1}]))
+    assert changed == '[0, {"a": 1, /* kept */ "b": 2}]'
+
+
+def lcs_length(a: list[str], b: list[str]) -> int:
+    """The length of a longest common subsequence, by the textbook recursion."""
+
+    @functools.cache
+    def length(i: int, k: int) -> int:
+        if i == len(a) or k == len(b):
+            return 0
+        if a[i] == b[k]:
+            return 1 + length(i + 1, k + 1)
+        return max(length(i + 1, k), length(i, k + 1))
+
+    return length(0, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from("xyz"), max_size=7), st.lists(st.sampled_from("xyz"), max_size=7))
+def test_array_diffs_keep_a_longest_common_subsequence(a: list[str], b: list[str]) -> None:
+    # Every element kept is one fewer rewritten: the pairs must be matches, in order, and as many as can be.
+    pairs = common_subsequence(a, b)
+    assert all(a[i] == b[k] for i, k in pairs)
+    assert all(i < j and k < m for (i, k), (j, m) in itertools.pairwise(pairs))
+    assert len(pairs) == lcs_length(a, b)
 
 
 def test_root_can_be_replaced(tmp_path: Path) -> None:
@@ -203,12 +326,13 @@ def test_bom_is_kept(tmp_path: Path) -> None:
         ("\ud800", "surrogates not allowed"),
     ],
 )
-def test_data_json_cannot_hold_is_refused(tmp_path: Path, value: object, message: str) -> None:
+@pytest.mark.parametrize("original", ['{"a": 1}', '{\n  "a": 1\n}\n'], ids=["inline", "pretty"])
+def test_data_json_cannot_hold_is_refused(tmp_path: Path, value: object, message: str, original: str) -> None:
     path = tmp_path / "settings.json"
-    path.write_text('{"a": 1}')
+    path.write_text(original)
     with pytest.raises(ConfigError, match=message), edit_json(path) as doc:
         doc.data["b"] = value
-    assert path.read_text() == '{"a": 1}'
+    assert path.read_text() == original
 
 
 @pytest.mark.parametrize(
