@@ -625,7 +625,6 @@ class View:
         turn = int(m.get("turn", -1))
         m.update(base=base, head_bytes=len(head), head_units=head_units)
         m["turn"] = len(head) + (turn - cut) if turn >= cut else -1
-        m["generation"] = int(m.get("generation", 0)) + 1
         self._write_whole(head + body, head_units + body_units)
 
     def _shrink(self) -> None:
