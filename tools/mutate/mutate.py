@@ -50,7 +50,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "shell": ("test_shell.py",),
     "validate": ("test_validate.py",),
     "offsets": ("test_offsets.py", "test_offsets_model.py"),
-    "views": ("test_views.py",),
+    "views": ("test_views_model.py", "test_views_parts.py", "test_views.py"),  # the quickest kills first
     "config._json_edit": ("config/test_json_edits.py", "config/test_json_properties.py"),
     "_json": ("test_small_json.py", "test_wire.py"),
     "installs": ("test_paths_and_installs.py",),

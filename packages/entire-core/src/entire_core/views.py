@@ -374,7 +374,7 @@ class View:
     def sync(
         self, native: str | None = None, *, start: int = 0, upto: int | None = None, commit: bool = True
     ) -> None:
-        """Bring the view up to date with ``native`` (the recorded native file when None).
+        """Bring the view up to date with ``native`` (the recorded native file and start when None).
 
         ``start`` is where the session begins in the native file and ``upto`` where to stop (the
         default: its last complete line); a view kept ``upto`` a point does not follow the file later.
@@ -384,7 +384,7 @@ class View:
         if native is None:
             if not m or not m.get("follow", True):
                 return
-            native = self.native
+            native, start = self.native, int(m["native_start"])
         native = os.path.abspath(native)
         if m and not self._recover():
             self._rebuild(native, start, upto, reason="repair")
@@ -430,7 +430,9 @@ class View:
         m = self.meta
         data = self.fmt.whole(native) if st is not None else None
         if data is None:
-            return
+            if m.get("mirror"):
+                return  # nothing readable now: keep what we have
+            data = b""  # a first mirror of a file not readable yet: empty until it is
         stamp = [st.st_dev, st.st_ino, len(data), zlib.crc32(data)]  # pyright: ignore[reportOptionalMemberAccess]
         if m.get("mirror") and m.get("native_id") == stamp:
             return
@@ -459,12 +461,13 @@ class View:
         cut = start
         if end - start > self.budget.total // REBASE_AT:
             cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
-        first = _first_line(native, start) if st is not None and (cut > start or old_end > 0) else None
+        opening = _first_line(native, start) if st is not None and (cut > start or old_end > 0) else None
         header: list[bytes] = []
         base = 0
-        if first is not None:
-            # The header restates the session's first line: the body starts after it.
-            cut = max(cut, start + len(first) + 1)
+        if opening is not None:
+            # The header restates the session's first line: the body starts after it (and its \r\n).
+            first = opening[:-1].removesuffix(b"\r")
+            cut = max(cut, start + len(opening))
             # Any base at least the native position at the cut keeps positions growing from the
             # agent's own (a line count never exceeds the byte offset): no need to count lines.
             base = max(old_end, cut - start)
@@ -540,6 +543,8 @@ class View:
                 f.truncate()
             m["view_size"] = int(m["view_size"]) + size
             m["view_units"] = int(m["view_units"]) + lines if self.fmt.unit == LINES else m["view_size"]
+            # What a commit from here on says was read: without it the next call takes the file for another.
+            m["native_mark"] = _mark(native, int(m["native_start"]), int(m["native_end"]))
             pending.clear()
             size = lines = 0
             if commit:
@@ -616,7 +621,6 @@ class View:
         turn = int(m.get("turn", -1))
         m.update(base=base, head_bytes=len(head), head_units=head_units)
         m["turn"] = len(head) + (turn - cut) if turn >= cut else -1
-        m["generation"] = int(m.get("generation", 0)) + 1
         self._write_whole(head + body, head_units + body_units)
 
     def _shrink(self) -> None:
@@ -752,15 +756,14 @@ def _units_between(path: str, begin: int, end: int, unit: str) -> int:
 
 
 def _first_line(path: str, start: int) -> bytes | None:
+    """The complete line at ``start``, newline included; None when there is none within 64 MiB."""
     try:
         with open(path, "rb") as f:
             f.seek(start)
             line = f.readline(1 << 26)
     except OSError:
         return None
-    if not line.endswith(b"\n"):
-        return None
-    return line[:-1].removesuffix(b"\r")
+    return line if line.endswith(b"\n") else None
 
 
 # -- what the subcommands call ----------------------------------------------------------------------------

@@ -1,0 +1,928 @@
+"""Views against what a user relies on, read back record by record against the native file.
+
+Each record of the native transcript is ``{"i": n, ...}``. The test format's snapshot says up to which
+record it restates (``upto``) and with which limit it was asked; a record it shortens becomes
+``{"i": n, "cut": <its length>, "to": <the limit>}``. So after every call the view can be checked
+against the native file it follows (``Transcript.check``):
+
+- the frame a call computes from the metadata is the frame the bytes carry (``calculate-tokens`` reads
+  the bytes), and the view's end position never goes back;
+- the header restates the session's first line and every record before the body, the body holds every
+  later record once, in order, up to the native file's last complete line: nothing lost, nothing twice;
+- a record is shortened exactly when it is over the record budget, or later, when its turn does not
+  fit the budget, to 2 KiB, largest first; a record the format may not cut stays whole;
+- a position taken at a turn's start still points at the turn's first record;
+- past the budget, only the turn is kept, and nothing in it could be cut more.
+
+The sessions run at tiny budgets, in both position units, with formats that cut, refuse, or give back
+a record as long as it was; the numbers a README documents are checked at their exact edges.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from entire_core import offsets, views
+from entire_core.errors import AgentError
+from entire_core.types import EventType
+
+SESSION = "m-1"
+FIRST = b'{"i": 0, "session": "m-1"}'
+HARD_LIMIT = (10 << 20) - (256 << 10)
+"""Just under the CLI's 10 MiB answer limit: a turn's own records are kept whole up to this size."""
+
+
+@pytest.fixture(autouse=True)
+def _no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Durability is checked where it is the point (``test_a_rewrite_is_committed_durably_...``); here a
+    shared disk's fsyncs would only make every session slower."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+def record(i: int, size: int, *, keep: bool = False) -> bytes:
+    """Record ``i``, exactly ``size`` bytes long; ``keep``: one the format may not cut (a prompt)."""
+    fields: dict[str, Any] = {"i": i, "keep": 1} if keep else {"i": i}
+    empty = len(json.dumps({**fields, "p": ""}))
+    assert size >= empty, size
+    return json.dumps({**fields, "p": "x" * (size - empty)}).encode()
+
+
+def restated(line: bytes) -> int:
+    """The last native record a view line stands for."""
+    value = json.loads(line)
+    return int(value["upto"] if "upto" in value else value["i"])
+
+
+def shortened(i: int, length: int, limit: int) -> bytes:
+    return json.dumps({"i": i, "cut": length, "to": limit}).encode()
+
+
+class ModelFormat(views.ViewFormat):
+    """Snapshots that say what they restate; shortening that says what it cut (or refuses, or fails to)."""
+
+    def __init__(self, unit: str = views.BYTES, mode: str = "cut", *, accepts: bool = True) -> None:
+        self.unit = unit  # pyright: ignore[reportAttributeAccessIssue]
+        self.mode = mode
+        self.accept = accepts
+        self.snapshots: list[tuple[str, int, int]] = []
+        self.asked: list[tuple[int, int]] = []
+
+    native, start = "", 0
+    """Where the session starts in the native file (a view's starts at 0), as Aider's format knows it."""
+
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+        begin = self.start if path == self.native else 0
+        with open(path, "rb") as f:
+            f.seek(begin)
+            data = f.read(end - begin)
+        first, *rest = data.split(b"\n")
+        earlier = [line for line in rest if line.strip()]
+        self.snapshots.append((path, end, limit))
+        upto = restated(earlier[-1]) if earlier else 0
+        return [first.removesuffix(b"\r"), json.dumps({"upto": upto, "limit": limit, "tag": tag}).encode()]
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        value = json.loads(record)
+        self.asked.append((len(record), limit))
+        if self.mode == "none" or value.get("keep"):
+            return None
+        short = shortened(value["i"], len(record), limit)
+        return short.ljust(len(record)) if self.mode == "same" else short
+
+    def accepts(self, native: str) -> bool:
+        return self.accept
+
+
+class Owner:
+    """What views need of an agent (``ViewOwner``), without the dispatcher."""
+
+    name = "model"
+    session_file_suffix = ".jsonl"
+
+    def __init__(self, root: Path, fmt: views.ViewFormat, *, budget: int = 0, record: int = 0) -> None:
+        self.env = {"HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state")}
+        if budget:
+            self.env[views.BUDGET_ENV] = str(budget)
+        if record:
+            self.env[views.RECORD_BUDGET_ENV] = str(record)
+        self.repo_root = str(root / "repo")
+        self.fmt = fmt
+
+    def view_format(self) -> views.ViewFormat:
+        return self.fmt
+
+
+class Transcript:
+    """A native transcript growing, the calls the CLI makes on it, and what each must leave."""
+
+    def __init__(self, root: Path, *, unit: str = views.BYTES, budget: int = 4096, record: int = 0,
+                 mode: str = "cut", before: bytes = b"", first: bytes = FIRST, accepts: bool = True) -> None:  # fmt: skip
+        root.mkdir(parents=True, exist_ok=True)
+        self.fmt = ModelFormat(unit, mode, accepts=accepts)
+        self.owner = Owner(root, self.fmt, budget=budget, record=record)
+        self.limits = views.Budget(self.owner.env)
+        self.native = root / "native.jsonl"
+        self.start = len(before)  # where the session starts in the native file (Aider keeps them all in one)
+        self.fmt.native, self.fmt.start = str(self.native), self.start
+        self.first = first
+        self.native.write_bytes(before + first + b"\n")
+        self.count = 1  # records written, the first line included
+        self.upto: int | None = None
+        self.partial = False
+        self.path = ""
+        self.end = 0  # the newest view position handed out
+        self.turn_at: tuple[int, int] | None = None  # the position at TurnStart, the turn's first record
+        self.synced = 0  # the records the view has seen
+
+    # -- what the agent does ---------------------------------------------------------------------
+
+    def records(self, *sizes: int, keep: bool = False) -> bytes:
+        """The next records, one of each size."""
+        found = b"".join(record(self.count + n, size, keep=keep) + b"\n" for n, size in enumerate(sizes))
+        self.count += len(sizes)
+        return found
+
+    def fill(self, size: int, piece: int = 900) -> None:
+        """Records (of at most ``piece`` bytes a line) that bring the session to exactly ``size`` bytes."""
+        remaining = size - (self.native.stat().st_size - self.start)
+        count = -(-remaining // piece)
+        lines = [remaining // count + (n < remaining % count) for n in range(count)]
+        self.append(*[line - 1 for line in lines])
+        assert self.native.stat().st_size - self.start == size
+
+    def append(self, *sizes: int, keep: bool = False) -> None:
+        with self.native.open("ab") as f:
+            if self.partial:
+                f.write(b"\n")
+                self.partial = False
+            f.write(self.records(*sizes, keep=keep))
+
+    def begin(self, size: int) -> None:
+        """A record still being written: no newline yet."""
+        self.append()
+        with self.native.open("ab") as f:
+            f.write(self.records(size)[:-1])
+        self.partial = True
+
+    def replace(self, *sizes: int) -> None:
+        """The agent starts its file again: a new file at the same path."""
+        self.count, self.partial, self.turn_at = 1, False, None
+        fresh = self.native.with_suffix(".new")
+        fresh.write_bytes(self.native.read_bytes()[: self.start] + self.first + b"\n" + self.records(*sizes))
+        os.replace(fresh, self.native)
+
+    # -- what the CLI calls ----------------------------------------------------------------------
+
+    def hook(self, kind: int = EventType.TOOL_USE, *, check: bool = True) -> bytes:
+        self.path = views.attach(
+            self.owner, SESSION, str(self.native), kind, start=self.start, upto=self.upto
+        )
+        return self.check() if check else self.view()
+
+    def turn(self) -> bytes:
+        """TurnStart, after the hooks before it: a view over half its budget is re-based, others are kept."""
+        before = self.hook()
+        self.turn_at = None
+        data = self.hook(EventType.TURN_START)
+        if len(before) > self.limits.total // 2:
+            assert data[views.frame_of(data, self.fmt.unit).head_bytes :] == b""
+            assert data.startswith(self.first.removesuffix(b"\r") + b"\n")
+        else:
+            assert data == before
+        self.turn_at = (self.end, self.synced)
+        return data
+
+    def refresh(self) -> bytes:
+        assert views.refreshed(self.owner, self.path) is not None
+        return self.check()
+
+    def idle(self) -> None:
+        """A call with nothing new writes nothing: no metadata rewrite, the same view."""
+        meta, data = self.meta_path.stat(), self.view()
+        self.refresh()
+        self.hook()
+        assert self.view() == data
+        after = self.meta_path.stat()
+        assert (after.st_ino, after.st_mtime_ns) == (meta.st_ino, meta.st_mtime_ns)
+
+    # -- what the view must hold -----------------------------------------------------------------
+
+    def view(self) -> bytes:
+        return Path(self.path).read_bytes()
+
+    @property
+    def meta_path(self) -> Path:
+        return Path(self.path).parent / ".meta" / (SESSION + ".json")
+
+    def meta(self) -> dict[str, Any]:
+        return json.loads(self.meta_path.read_bytes())
+
+    def cuttable(self, original: bytes) -> bool:
+        return self.fmt.mode == "cut" and b'"keep"' not in original
+
+    def check(self) -> bytes:
+        data = self.view()
+        unit = self.fmt.unit
+        with views.View(self.owner, self.fmt, self.path) as view:
+            frame, end = view.frame(), view.end()
+        carried = views.frame_of(data, unit)
+        assert (frame.base, frame.head_bytes, frame.head_units) == (
+            carried.base,
+            carried.head_bytes,
+            carried.head_units,
+        )
+        assert end == frame.position(len(data) if unit == views.BYTES else data.count(b"\n"))
+        last, self.end = self.end, end
+        lines = self.native.read_bytes()[self.start : self.upto].split(b"\n")[:-1]
+        self.synced = len(lines)
+        header = data[: frame.head_bytes].split(b"\n")[:-1]
+        body = data[frame.head_bytes :].split(b"\n")
+        assert body.pop() == b""
+        first = 0
+        if header:
+            assert header[0] == lines[0].removesuffix(b"\r")
+            snapshot = json.loads(header[-1])
+            assert snapshot["tag"] == views.make_tag(frame.base, header[0])
+            assert snapshot["limit"] == self.limits.total // 4
+            first = snapshot["upto"] + 1
+        elif body:
+            assert body.pop(0) == lines[0]  # no header: the session's own first line
+            first = 1
+        assert [restated(line) for line in body] == list(range(first, len(lines)))
+        over = len(data) > self.limits.total
+        for line in body:
+            value = json.loads(line)
+            original = lines[value["i"]]
+            if "cut" in value:
+                assert self.cuttable(original) and value["cut"] == len(original)
+                if value["to"] != self.limits.record:
+                    assert value["to"] == 2048 and 2048 < len(original) <= self.limits.record
+                else:
+                    assert len(original) > self.limits.record
+            else:
+                assert line == original
+                assert len(original) <= self.limits.record or not self.cuttable(original)
+                assert not over or len(line) <= 2048 or not self.cuttable(original)
+        # Positions only grow; shortening a turn that outgrew the budget moves the bytes after it back.
+        shrunk = any(b'"to": 2048}' in line for line in body)
+        assert end >= last or (unit == views.BYTES and shrunk), "positions only grow"
+        if self.turn_at is not None:
+            position, index = self.turn_at
+            local = frame.local(position)
+            after = data[local:].split(b"\n")[:-1] if unit == views.BYTES else data.split(b"\n")[local:-1]
+            turn = list(range(index, len(lines)))
+            kept = [restated(line) for line in after]
+            # The whole turn, or (past the CLI's limit) its newest records after the header.
+            assert kept == turn or (local == frame.head_units and kept == turn[len(turn) - len(kept) :])
+            assert not over or local == frame.head_units, "past the budget, only the turn is kept"
+        return data
+
+
+# -- every step of many sessions ---------------------------------------------------------------------
+
+CONFIGS = {
+    "bytes": {"unit": views.BYTES},
+    "lines": {"unit": views.LINES},
+    "bytes-8k": {"unit": views.BYTES, "budget": 8192, "record": 3000},
+    "lines-8k": {"unit": views.LINES, "budget": 8192, "record": 3000},
+    "refusing": {"unit": views.BYTES, "budget": 8192, "record": 3000, "mode": "none"},
+    "not-shorter": {"unit": views.LINES, "budget": 8192, "record": 3000, "mode": "same"},
+    "after-another": {"unit": views.BYTES, "budget": 8192, "record": 3000, "before": b"other\n" * 9},
+    "empty-first": {"unit": views.LINES, "first": b""},
+    "crlf-first": {"unit": views.BYTES, "first": FIRST + b"\r"},
+}
+STEPS = ["append"] * 8 + ["hook"] * 4 + ["turn"] * 3 + ["refresh"] * 2 + ["keep", "begin", "idle", "replace"]
+
+
+@pytest.mark.parametrize("config", CONFIGS.values(), ids=CONFIGS.keys())
+def test_every_view_a_session_goes_through_holds_what_it_promises(tmp_path: Path, config: Any) -> None:
+    for seed in range(5):
+        rng = random.Random(seed)
+        t = Transcript(tmp_path / str(seed), **config)
+        r = t.limits.record
+        sizes = [30, 200, 700, 1000, r - 1, r, r + 1, 2047, 2048, 2049, 2600, 5000]
+        t.hook(EventType.SESSION_START)
+        for _ in range(40):
+            step = rng.choice(STEPS)
+            if step == "append":
+                t.append(*rng.choices(sizes, k=rng.randint(1, 3)))
+            elif step == "keep":
+                t.append(rng.choice([2600, 5000]), keep=True)
+            elif step == "begin":
+                t.begin(rng.choice(sizes))
+            elif step == "replace":
+                old, seen = t.end, t.native.read_bytes()[: t.meta()["native_end"]]
+                t.replace(*rng.choices(sizes, k=rng.randint(0, 2)))
+                data = t.hook()
+                if not t.native.read_bytes().startswith(seen):  # else the file goes on from what was read
+                    assert views.frame_of(data, t.fmt.unit).base >= old, "a new view goes on from the old end"
+            elif step == "idle":
+                t.hook()
+                t.idle()
+            else:
+                getattr(t, step)()
+
+
+# -- the documented numbers, at their edges ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("unit", [views.BYTES, views.LINES])
+def test_a_turn_starts_on_a_view_of_half_its_budget_as_it_is_and_re_bases_one_byte_more(
+    tmp_path: Path, unit: str
+) -> None:
+    for extra in (0, 1):
+        t = Transcript(tmp_path / str(extra), unit=unit, budget=8192, record=8192)
+        t.hook()
+        t.fill(4096 + extra)
+        data = t.turn()  # which checks: kept as it was, or only a header left
+        assert (views.frame_of(data, unit).head_bytes > 0) == bool(extra)
+
+
+@pytest.mark.parametrize("before", [b"", b"another session\n" * 3], ids=["alone", "after-another"])
+def test_a_first_view_of_a_long_session_keeps_the_lines_of_its_last_quarter_budget(
+    tmp_path: Path, before: bytes
+) -> None:
+    """Up to half the budget a session is viewed whole; one byte more, and the body starts at the line
+    holding the byte a quarter budget before the end. Positions are the session's own byte offsets."""
+    for extra in (0, 1):
+        t = Transcript(tmp_path / str(extra), budget=8192, record=8192, before=before)
+        t.fill(4096 + extra, piece=500)
+        data = t.hook()
+        session = t.native.read_bytes()[t.start :]
+        frame = views.frame_of(data, views.BYTES)
+        cut = session.rfind(b"\n", 0, len(session) - 2048) + 1 if extra else 0
+        assert data[frame.head_bytes :] == session[cut:]
+        assert (frame.base, t.end) == (cut, len(session))
+
+
+def marker_keeps(text: str) -> int:
+    """How many bytes of a string cut by ``views.MARKER`` were kept."""
+    cut, total = map(int, re.findall(r"\[entire: (\d+) of (\d+) bytes cut here", text)[0])
+    return total - cut
+
+
+def test_a_record_over_8_mib_is_cut_as_it_is_read_its_fields_kept_its_strings_to_4_kib(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path / "default", budget=8 << 20)
+    t.hook()
+    t.append(8 << 20)  # exactly 8 MiB: shortened by the format, as any record over the record budget
+    half = (8 << 20) // 2
+    huge = json.dumps({"i": 2, "a": "x" * half, "path": "f.txt", "b": "y" * half}).encode()
+    with t.native.open("ab") as f:
+        f.write(huge + b"\n")
+    lines = t.hook(check=False).split(b"\n")
+    assert lines[1] == shortened(1, 8 << 20, 1 << 20)
+    value = json.loads(lines[2])
+    assert (value["i"], value["path"]) == (2, "f.txt")  # each long string cut, the rest as it was
+    assert marker_keeps(value["a"]) == marker_keeps(value["b"]) == 4096
+    # With a small record budget, each string keeps a quarter of it: the record fits once cut.
+    t = Transcript(tmp_path / "small", budget=8 << 20, record=8192)
+    t.hook()
+    with t.native.open("ab") as f:
+        f.write(huge.replace(b'"i": 2', b'"i": 1') + b"\n")
+    value = json.loads(t.hook(check=False).split(b"\n")[1])
+    assert marker_keeps(value["a"]) == marker_keeps(value["b"]) == 2048 and value["path"] == "f.txt"
+
+
+def keep_records(size: int) -> list[int]:
+    """Record sizes (lines of at most 1 MiB) that fill ``size`` bytes."""
+    count = -(-size // (1 << 20))
+    return [size // count + (n < size % count) - 1 for n in range(count)]
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_turn_that_may_not_be_cut_is_kept_whole_up_to_just_under_10_mib(tmp_path: Path, extra: int) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.hook()
+    t.append(3000, keep=True)
+    t.turn()  # re-based: the turn starts right after the header
+    last = [3000, 3000, 3000]
+    t.append(*keep_records(HARD_LIMIT + extra - len(t.view()) - 3 * 3001), keep=True)
+    t.append(*last, keep=True)
+    data = t.hook()  # which checks that the header restates every record before the body
+    if extra:  # past the limit: only the newest half budget (the line holding its first byte on)
+        assert (
+            data[views.frame_of(data, views.BYTES).head_bytes :]
+            == record(t.count - 1, 3000, keep=True) + b"\n"
+        )
+    else:
+        assert len(data) == HARD_LIMIT
+
+
+def test_a_hook_killed_while_copying_keeps_each_4_mib_it_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hooks have timeouts: a burst too large to copy in one goes on from what the last one committed."""
+    t = Transcript(tmp_path, budget=8 << 20)
+    t.hook()
+    start = t.native.stat().st_size
+    t.append(*[(1 << 20) - 1] * 4, 100, 100)  # exactly 4 MiB of lines, then two more
+    real = offsets.lines_between
+
+    def killed(*args: Any, **kwargs: Any) -> Any:
+        for n, line in enumerate(real(*args, **kwargs)):
+            if n == 5:
+                raise KeyboardInterrupt  # while the fifth record waits to be written
+            yield line
+
+    monkeypatch.setattr(offsets, "lines_between", killed)
+    with pytest.raises(KeyboardInterrupt):
+        t.hook()
+    committed = start + (4 << 20)
+    assert t.meta()["native_end"] == committed
+    assert t.view() == t.native.read_bytes()[:committed]
+    begins: list[int] = []
+
+    def spied(path: str, begin: int, end: int, **kwargs: Any) -> Any:
+        begins.append(begin)
+        return real(path, begin, end, **kwargs)
+
+    monkeypatch.setattr(offsets, "lines_between", spied)
+    assert t.hook() == t.native.read_bytes()
+    assert begins == [committed]
+
+
+def test_a_huge_burst_is_fitted_as_it_is_copied_so_the_view_never_grows_far_past_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.hook()
+    t.append(3000, keep=True)
+    t.turn()
+    t.append(*[(1 << 20) - 1] * 20, keep=True)  # 20 MiB at once, none of it may be cut
+    real = offsets.lines_between
+    sizes: list[int] = []
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        for line in real(*args, **kwargs):
+            sizes.append(os.path.getsize(t.path))
+            yield line
+
+    monkeypatch.setattr(offsets, "lines_between", watched)
+    data = t.hook()
+    assert max(sizes) <= HARD_LIMIT + (5 << 20) and len(data) <= HARD_LIMIT
+
+
+def test_a_turn_too_large_has_its_largest_records_cut_to_2_kib_only_as_far_as_needed(tmp_path: Path) -> None:
+    def turn(name: str) -> Transcript:
+        t = Transcript(tmp_path / name, budget=8192, record=8192)
+        t.hook()
+        t.fill(4097)
+        t.turn()  # re-based: the turn starts right after the header
+        return t
+
+    for over in (0, 1):  # after the largest is cut, the view fits exactly, or one byte is still over
+        t = turn(str(over))
+        a = t.count
+        saved = 3000 - len(shortened(a, 3000, 2048))  # what cutting the largest saves
+        t.append(3000, 2600, 2048)
+        t.append(*[n - 1 for n in divmod_lines(8192 + saved + over - len(t.view()) - 3001 - 2601 - 2049)])
+        lines = t.hook().split(b"\n")
+        head = len(lines) - (t.count - a) - 1
+        assert lines[head] == shortened(a, 3000, 2048)
+        assert lines[head + 1] == (shortened(a + 1, 2600, 2048) if over else record(a + 1, 2600))
+        assert lines[head + 2] == record(a + 2, 2048)
+        assert len(t.view()) == (8192 + 1 - (2600 - len(shortened(a + 1, 2600, 2048))) if over else 8192)
+    # Still over once all that may be cut is cut: a record of 2 KiB or less is never cut.
+    t = turn("keep")
+    a = t.count
+    t.append(6000, keep=True)
+    t.append(2049, 2048)
+    lines = t.hook().split(b"\n")
+    assert lines[-3:] == [shortened(a + 1, 2049, 2048), record(a + 2, 2048), b""]
+
+
+def divmod_lines(size: int, piece: int = 1500) -> list[int]:
+    """Line lengths of at most ``piece`` bytes that add up to ``size``."""
+    count = -(-size // piece)
+    return [size // count + (n < size % count) for n in range(count)]
+
+
+# -- what a killed or interfered-with view comes back as --------------------------------------------
+
+
+def small_session(root: Path, **config: Any) -> Transcript:
+    t = Transcript(root, **config)
+    t.hook()
+    t.append(100, 200)
+    t.hook()
+    return t
+
+
+def made_again(t: Transcript) -> None:
+    """The next call makes the view anew: every record after the restated first line, positions going on."""
+    end = t.end
+    data = t.hook()
+    frame = views.frame_of(data, t.fmt.unit)
+    assert data[frame.head_bytes :] == t.native.read_bytes()[len(FIRST) + 1 :] and frame.base >= end
+
+
+def test_a_view_deleted_truncated_or_left_beside_a_stray_next_is_made_again(tmp_path: Path) -> None:
+    t = small_session(tmp_path / "deleted")
+    os.remove(t.path)
+    made_again(t)
+    t = small_session(tmp_path / "truncated")
+    with open(t.path, "r+b") as f:
+        f.truncate(30)
+    made_again(t)
+    t = small_session(tmp_path / "stray")
+    os.remove(t.path)
+    Path(t.path + ".next").write_bytes(b"not the rewrite the metadata names\n")
+    made_again(t)
+
+
+def test_an_append_that_was_never_committed_is_cut_off_even_with_nothing_new(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    with open(t.path, "ab") as f:
+        f.write(b'{"i": 3, "half')
+    assert t.hook() == t.native.read_bytes()
+
+
+def killed_once(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, when: Any) -> list[bool]:
+    """``module.name`` raising KeyboardInterrupt (a kill) the first time ``when(*args)`` holds."""
+    real, fired = getattr(module, name), [False]
+
+    def kill(*args: Any, **kwargs: Any) -> Any:
+        if not fired[0] and when(*args):
+            fired[0] = True
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, kill)
+    return fired
+
+
+def test_a_re_base_killed_between_its_commit_and_its_rename_ends_as_if_it_had_not_been_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def session(name: str, *, killed: bool) -> list[bytes]:
+        t = Transcript(tmp_path / name)
+        t.hook()
+        t.fill(3000)
+        t.hook()
+        if killed:  # the durable commit names <view>.next; the rename never happens
+            with monkeypatch.context() as patch:
+                fired = killed_once(patch, os, "replace", lambda src, dst: str(src).endswith(".next"))
+                with pytest.raises(KeyboardInterrupt):
+                    t.hook(EventType.TURN_START)
+            assert fired[0] and os.path.exists(t.path + ".next")
+        else:
+            t.hook(EventType.TURN_START)
+        seen = []
+        for _ in range(3):
+            t.append(700, 900)
+            seen += [t.hook(), t.turn()]
+        return seen
+
+    assert session("killed", killed=True) == session("whole", killed=False)
+
+
+def test_a_hook_killed_after_copying_and_before_committing_copies_again_without_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = small_session(tmp_path)
+    t.append(300, 400)
+    with monkeypatch.context() as patch:
+        killed_once(patch, views.View, "_fit", lambda view: True)
+        with pytest.raises(KeyboardInterrupt):
+            t.hook()
+    assert t.hook() == t.native.read_bytes()  # no header: the copy was not taken for a replaced file
+
+
+def test_a_call_with_nothing_new_rewrites_nothing(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.hook()
+    t.idle()  # right after the view was made
+    t.append(3000, keep=True)
+    t.turn()
+    t.append(2600, 2600, keep=True)  # over the budget, and nothing may be cut
+    t.hook()
+    inode = os.stat(t.path).st_ino
+    t.idle()
+    t.append(100)
+    t.hook()
+    assert os.stat(t.path).st_ino == inode, "a turn that cannot be cut is not rewritten at every call"
+
+
+# -- following, or not -------------------------------------------------------------------------------
+
+
+def test_a_view_kept_upto_a_point_does_not_follow_the_file_until_asked_to(tmp_path: Path) -> None:
+    t = Transcript(tmp_path)
+    t.append(100, 200, 300)
+    t.upto = len(FIRST) + 1 + 101  # the first record only
+    assert t.hook().count(b"\n") == 2
+    t.append(400)
+    assert t.refresh().count(b"\n") == 2  # a refresh keeps it there
+    t.upto = None
+    assert t.hook() == t.native.read_bytes()
+    t.append(500)
+    assert t.refresh() == t.native.read_bytes()  # and now it follows
+
+
+def test_a_view_follows_the_file_between_hooks(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    t.turn()
+    t.append(300)
+    t.hook()
+    t.append(400)
+    assert t.refresh() == t.native.read_bytes()
+
+
+def test_a_restored_view_follows_the_restored_file_only_from_a_line_end(tmp_path: Path) -> None:
+    for name, data in [("whole", FIRST + b"\n" + record(1, 50) + b"\n"), ("empty", b""),
+                       ("partial", FIRST + b"\n" + record(1, 50))]:  # fmt: skip
+        t = Transcript(tmp_path / name)
+        t.native.write_bytes(data)
+        t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+        with views.View(t.owner, t.fmt, t.path) as view:
+            view.adopt(str(t.native), data)
+        with t.native.open("ab") as f:
+            f.write(b"\n" if name == "partial" else b"")
+            f.write((FIRST + b"\n" if name == "empty" else b"") + record(2, 60) + b"\n")
+        views.refreshed(t.owner, t.path)
+        assert t.view() == (data if name == "partial" else t.native.read_bytes()), name
+
+
+def test_a_restored_view_grows_past_its_budget_before_any_turn_as_a_view_does(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), t.native.read_bytes())
+    for _ in range(4):
+        t.append(900, 900)
+        t.refresh()  # checked: every record there, cut only as the budgets say
+
+
+# -- files the format does not view ------------------------------------------------------------------
+
+
+class Unreadable(ModelFormat):
+    """A format that mirrors, and whose ``whole`` has nothing to give until ``readable``."""
+
+    readable = False
+
+    def whole(self, native: str) -> bytes | None:
+        return super().whole(native) if self.readable else None
+
+
+def test_a_first_mirror_of_a_file_not_readable_yet_is_empty_until_it_is(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, accepts=False)
+    t.fmt = t.owner.fmt = fmt = Unreadable(accepts=False)
+    t.append(100)
+    assert t.hook(EventType.TURN_START, check=False) == b""
+    fmt.readable = True
+    assert t.hook(check=False) == t.native.read_bytes()
+    fmt.readable, mirrored = False, t.view()
+    t.append(200)
+    assert t.hook(EventType.TURN_START, check=False) == mirrored  # nothing readable: kept as it was
+
+
+def test_a_mirror_is_never_re_based(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096, accepts=False)
+    t.append(3000, 3000)
+    t.hook(check=False)
+    assert t.hook(EventType.TURN_START, check=False) == t.native.read_bytes()
+    with views.View(t.owner, t.fmt, t.path) as view:  # no header: its positions are the file's own
+        frame = view.frame()
+        assert (frame.base, frame.head_bytes, frame.head_units, view.end()) == (0, 0, 0, len(t.view()))
+
+
+@pytest.mark.parametrize("unit", [views.BYTES, views.LINES])
+def test_positions_go_on_from_a_mirror_s_end_when_the_session_moves_to_a_viewed_file(
+    tmp_path: Path, unit: str
+) -> None:
+    t = Transcript(tmp_path, unit=unit, accepts=False)
+    t.append(*[40] * 49)
+    t.hook(check=False)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        mirrored = view.end()
+    assert mirrored == (len(t.native.read_bytes()) if unit == views.BYTES else 50)
+    t.fmt.accept = True
+    t.native = tmp_path / "moved.jsonl"  # the agent names another file for the session
+    t.native.write_bytes(FIRST + b"\n" + record(1, 40) + b"\n")
+    t.fmt.native, t.count = str(t.native), 2
+    assert views.frame_of(t.hook(), unit).base == mirrored
+
+
+def test_a_restored_file_the_format_does_not_view_is_mirrored(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096, accepts=False)
+    t.append(3000, 3000)
+    data = t.native.read_bytes()
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), data)
+    assert t.hook(EventType.TURN_START, check=False) == data  # a mirror: never re-based
+    with views.View(t.owner, t.fmt, t.path) as view:  # no native file (yet): viewed as it is
+        view.adopt(str(tmp_path / "elsewhere.jsonl"), data)
+    assert t.view() == data
+
+
+# -- bugs these tests found --------------------------------------------------------------------------
+
+
+def test_a_session_header_ending_in_crlf_is_restated_without_an_empty_line(tmp_path: Path) -> None:
+    """The body started at the first line's \\n, not after it: a line that is not the agent's."""
+    t = Transcript(tmp_path, first=FIRST + b"\r")
+    t.append(100)
+    t.hook()
+    t.replace(200)  # a new file: the view is made anew, its header restating the first line
+    data = t.hook()
+    assert data[views.frame_of(data, views.BYTES).head_bytes :] == record(1, 200) + b"\n"
+
+
+def test_a_refresh_keeps_the_session_where_it_starts_in_the_file(tmp_path: Path) -> None:
+    """A refresh (a subcommand naming the view) made the view anew from the file's first byte."""
+    t = Transcript(tmp_path, before=b"an earlier session\n" * 2)
+    t.hook()
+    t.append(100)
+    assert t.refresh() == t.native.read_bytes()[t.start :]
+
+
+# -- the snapshot's contract -------------------------------------------------------------------------
+
+
+class Shaped(ModelFormat):
+    """A snapshot of a given shape around the model's own restating record."""
+
+    def __init__(self, shape: str) -> None:
+        super().__init__()
+        self.shape = shape
+
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+        first, restating = super().snapshot(path, end, tag, limit)
+        note = b'{"note": "between"}'
+        return {"two": [first, restating], "three": [first, note, restating],
+                "eight": [first, *[note] * 6, restating], "nine": [first, *[note] * 7, restating],
+                "empty": [], "another first line": [b'{"i": 0}', restating], "no tag": [first, note],
+                "tag not last": [first, restating, note]}[self.shape]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", ["two", "three", "eight"])
+def test_a_snapshot_of_up_to_8_records_ending_with_the_tag_is_the_header(tmp_path: Path, shape: str) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.fmt = t.owner.fmt = Shaped(shape)
+    t.fill(3000)
+    data = t.hook()  # a first view over half the budget: a header restating what it leaves out
+    assert views.frame_of(data, views.BYTES).head_bytes > 0 and t.fmt.header_lines == 8
+
+
+@pytest.mark.parametrize("shape", ["nine", "empty", "another first line", "no tag", "tag not last"])
+def test_a_snapshot_that_breaks_the_contract_is_an_error(tmp_path: Path, shape: str) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.fmt = t.owner.fmt = Shaped(shape)
+    t.fill(3000)
+    with pytest.raises(AgentError, match="model: the view snapshot does not start with the session header"):
+        t.hook()
+
+
+# -- what the subcommands call -----------------------------------------------------------------------
+
+
+class Unviewed(Owner):
+    def view_format(self) -> views.ViewFormat | None:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return None
+
+
+def test_an_agent_without_views_and_a_hook_without_a_transcript_are_handed_on_as_they_are(
+    tmp_path: Path,
+) -> None:
+    t = small_session(tmp_path / "viewed")
+    plain = Unviewed(tmp_path / "plain", t.fmt)
+    assert views.attach(plain, SESSION, str(t.native), EventType.TURN_START) == str(t.native)
+    assert views.attach(t.owner, SESSION, "", EventType.TURN_START) == ""
+    assert views.refreshed(plain, t.path) is None
+    assert views.native_of(plain, t.path) == t.path
+    assert not (tmp_path / "plain").exists()
+
+
+def test_a_path_that_is_not_a_view_is_left_alone(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    other = tmp_path / "elsewhere" / "s.jsonl"
+    other.parent.mkdir()
+    other.write_bytes(FIRST + b"\n")
+    assert views.refreshed(t.owner, str(other)) is None
+    assert views.native_of(t.owner, str(other)) == str(other)
+    assert sorted(os.listdir(other.parent)) == ["s.jsonl"]  # no metadata, no lock beside it
+    assert views.native_of(t.owner, t.path) == str(t.native)
+    unknown = str(Path(t.path).with_name("never-made.jsonl"))  # in the views directory, no metadata
+    assert views.native_of(t.owner, unknown) == unknown
+
+
+def test_subagents_are_looked_for_beside_the_native_file(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    views_dir, native_dir = Path(t.path).parent, t.native.parent
+    expected = str(native_dir / SESSION / "subagents")
+    assert views.native_subagents_dir(t.owner, str(views_dir / SESSION / "subagents")) == expected
+    assert views.native_subagents_dir(t.owner, str(views_dir / SESSION)) == expected
+    assert views.native_subagents_dir(t.owner, str(views_dir / SESSION / "subagents") + "/") == expected
+    for unchanged in [str(native_dir / SESSION / "subagents"), str(views_dir / "never-made" / "subagents")]:
+        assert views.native_subagents_dir(t.owner, unchanged) == unchanged
+
+
+def test_a_view_file_without_metadata_is_read_in_the_frame_it_carries(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    restored = Path(t.path).with_name("restored.jsonl")
+    tag = views.make_tag(5000, FIRST)
+    restored.write_bytes(
+        FIRST + b"\n" + json.dumps({"upto": 3, "tag": tag}).encode() + b"\n" + record(4, 60) + b"\n"
+    )
+    view = views.refreshed(t.owner, str(restored))
+    assert view is not None and not view.exists
+    frame = view.frame()
+    assert (frame.base, frame.head_bytes) == (5000, restored.read_bytes().index(b'{"i": 4'))
+
+
+def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    assert views.View.for_session(t.owner, t.fmt, "not-made-yet").end() == 0
+    assert os.stat(t.path).st_mode & 0o777 == 0o600  # a transcript holds what the user typed
+    assert sorted(os.listdir(Path(t.path).parent / ".meta")) == [SESSION + ".json", SESSION + ".lock"]
+
+
+def test_a_rewrite_is_committed_durably_before_it_is_renamed_into_place_and_an_append_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from entire_core import fsutil
+
+    t = Transcript(tmp_path)
+    t.hook()
+    t.fill(3000)
+    events: list[tuple[str, object]] = []
+    real_write, real_replace = fsutil.atomic_write, os.replace
+
+    def atomic_write(path: str, data: bytes, **kwargs: Any) -> str:
+        events.append(("commit", kwargs.get("durable", True)))
+        return real_write(path, data, **kwargs)
+
+    def replace(src: Any, dst: Any) -> None:
+        if str(src).endswith(".next"):
+            events.append(("rename", None))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(fsutil, "atomic_write", atomic_write)
+    monkeypatch.setattr(os, "replace", replace)
+    t.hook()
+    assert events == [("commit", False)]  # an append: the next call copies it again if it is lost
+    events.clear()
+    t.hook(EventType.TURN_START)  # re-based: the metadata names <view>.next, then it is renamed
+    assert events == [("commit", True), ("rename", None), ("commit", False)]
+
+
+# -- old views ---------------------------------------------------------------------------------------
+
+NOW = 2_000_000_000
+FOURTEEN_DAYS = 14 * 24 * 3600
+
+
+def test_views_untouched_for_14_days_are_removed_when_a_session_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    t = small_session(tmp_path)
+    directory = Path(t.path).parent
+    meta = directory / ".meta"
+    ages = {
+        "gone": FOURTEEN_DAYS + 1,
+        "kept": FOURTEEN_DAYS,
+        "fresh": 0,
+        "locked-long-ago": 0,
+        "stuck": FOURTEEN_DAYS + 1,
+        SESSION: 0,
+    }
+    for name in ages:
+        views.attach(t.owner, name, str(t.native), EventType.TOOL_USE)
+    monkeypatch.setattr(time, "time", lambda: NOW)  # and every file's age from there
+    Path(str(directory / "gone.jsonl") + ".next").write_bytes(b"")
+    os.remove(directory / "stuck.jsonl")
+    (directory / "stuck.jsonl").mkdir()  # cannot be removed: the others still are
+    (meta / "notes.txt").write_bytes(b"")
+    for name, age in ages.items():
+        os.utime(meta / (name + ".json"), (NOW - age, NOW - age))
+    for old in [meta / "locked-long-ago.lock", meta / "notes.txt"]:
+        os.utime(old, (0, 0))
+    real_listdir = os.listdir
+    order = ["fresh.json", "kept.json", "stuck.json", "gone.json"]  # removal goes on past each of these
+
+    def listdir(path: Any) -> list[str]:
+        names = real_listdir(path)
+        return (
+            sorted(names, key=lambda n: order.index(n) if n in order else -1) if path == str(meta) else names
+        )
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    views.attach(t.owner, "new", str(t.native), EventType.SESSION_START)
+    left = sorted(os.listdir(directory)) + sorted(f".meta/{n}" for n in os.listdir(meta))
+    assert "gone.jsonl" not in left and "gone.jsonl.next" not in left
+    assert ".meta/gone.json" not in left and ".meta/gone.lock" not in left
+    for name in ["kept", "fresh", "locked-long-ago", "new", SESSION]:
+        assert {f"{name}.jsonl", f".meta/{name}.json"} <= set(left), name
+    assert ".meta/notes.txt" in left and ".meta/stuck.json" in left
