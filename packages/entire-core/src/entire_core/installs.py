@@ -114,7 +114,8 @@ def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
 
     # No look for the file first: another uninstall may take it out while this one waits for its lock,
     # and a missing file (read as no records) is then nothing to forget, not an error.
-    with edit_json(_records_file(env, agent_name)) as doc:
+    records_file = _records_file(env, agent_name)
+    with edit_json(records_file) as doc:
         records = jsonvalues.obj(doc.data)
         records.pop(_key(path), None)
         doc.data = records
