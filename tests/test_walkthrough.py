@@ -26,7 +26,7 @@ from checkout import copy_checkout
 from entire_sim.demo import Replay, make_repo, manifests
 from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns
 from first_day import clean_env as _clean_env
-from readme_commands import AGENTS, ROOT, for_agent, shown
+from readme_commands import AGENTS, for_agent, shown
 
 pytestmark = pytest.mark.walkthrough
 

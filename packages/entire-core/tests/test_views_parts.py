@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from entire_core import views
+from entire_core import paths, views
 from entire_core.errors import InvalidInput
 
 # -- frames ----------------------------------------------------------------------------------------
@@ -178,7 +178,7 @@ def test_views_live_in_the_state_directory_named_by_the_repository_s_real_path(t
         digest = hashlib.sha256(real.encode()).hexdigest()[:16]
         expected = state / "entire-agent-a" / "views" / f"{shown}-{digest}"
         assert views.views_dir(env, "a", str(link)) == str(expected)
-    assert views.state_dir({"HOME": str(tmp_path)}, "a") == str(tmp_path / ".local/state/entire-agent-a")
+    assert paths.state_dir({"HOME": str(tmp_path)}, "a") == str(tmp_path / ".local/state/entire-agent-a")
 
 
 # -- marks -----------------------------------------------------------------------------------------
