@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agent_scripts import InstalledAgent, installed_agents
@@ -70,6 +73,25 @@ ONLY_WHEN_NEEDED = frozenset(["entire_core.errors", "select", "zlib"])
 only for a re-based view's tag or a view 0.1 made. The last two are shared libraries on most builds."""
 
 
+_run = subprocess.run
+
+
+def _payload_from_a_file(*args: Any, **kwargs: Any) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run`` with a bytes ``input`` given as a file already at its end, never a pipe.
+
+    The CLI writes a hook's payload and closes the pipe before the plugin's interpreter is up. On a
+    loaded machine the replay's own pipe may still be open when the plugin reads it, which rightly
+    loads ``select`` (ONLY_WHEN_NEEDED): a file is the payload as the CLI gives it, every time.
+    """
+    data = kwargs.get("input")
+    if not isinstance(data, bytes):
+        return _run(*args, **kwargs)
+    with tempfile.TemporaryFile() as payload:
+        payload.write(data)
+        payload.seek(0)
+        return _run(*args, **{**kwargs, "input": None, "stdin": payload})
+
+
 def _calls_of_replayed_session(
     agent: InstalledAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> list[tuple[str, set[str]]]:
@@ -88,6 +110,7 @@ def _calls_of_replayed_session(
         return call
 
     monkeypatch.setattr(Plugin, "run", run_and_note)
+    monkeypatch.setattr(subprocess, "run", _payload_from_a_file)
     sim, _ = demo.Replay(manifest, tmp_path).run()
     assert [r for r in sim.hook_calls() if r["error"]] == []
     return seen
