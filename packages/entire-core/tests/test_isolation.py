@@ -57,6 +57,7 @@ def test_a_process_given_no_home_gets_the_tests_home_not_the_real_one() -> None:
         ({"HOME": "", "XDG_DATA_HOME": "/usr/share"}, None, "XDG_DATA_HOME=/usr/share"),
         ({"TMPDIR": "/var"}, None, "TMPDIR=/var"),
         (None, Path(__file__).parent, "working directory"),
+        (None, Path(__file__).parents[3], "working directory"),  # the checkout itself
         (None, "/", "working directory /"),
     ],
 )
@@ -66,6 +67,24 @@ def test_a_process_that_could_write_outside_a_temporary_directory_is_refused(
     full_env = None if env is None else {"PATH": os.environ["PATH"], **env}
     with pytest.raises(isolation.UnconfinedProcess, match=f"with {named}"):
         subprocess.run(["true"], env=full_env, cwd=cwd, check=False)
+
+
+def test_a_checkout_inside_the_temporary_directory_is_kept_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # CI may clone into /tmp: the checkout is then inside the system's temporary directory.
+    checkout = tmp_path / "clone"
+    (checkout / "sub").mkdir(parents=True)
+    monkeypatch.setattr(isolation, "_KEPT_OUT", [os.path.realpath(checkout)])
+    assert isolation.inside_temp(tmp_path / "clone-beside")
+    assert not isolation.inside_temp(checkout)
+    assert not isolation.inside_temp(checkout / "sub")
+    with pytest.raises(isolation.UnconfinedProcess, match="with working directory"):
+        subprocess.run(["true"], cwd=checkout / "sub", check=False)
+    nearer = checkout / "sub" / "scratch"  # an allowed directory nearer than the checkout decides
+    monkeypatch.setattr(isolation, "_TEMP_ROOTS", [*isolation._TEMP_ROOTS, os.path.realpath(nearer)])
+    assert isolation.inside_temp(nearer / "x")
+    assert not isolation.inside_temp(nearer)
 
 
 def test_the_system_temporary_directory_itself_is_not_inside_one() -> None:

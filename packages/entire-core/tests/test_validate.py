@@ -105,3 +105,10 @@ def test_external_path() -> None:
     for bad in ("", "/a/../b", "..\\x", "a\0"):
         with pytest.raises(InvalidInput):
             validate.external_path(bad, "x")
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n", "   "])
+def test_a_blank_session_id_is_called_empty(blank: str) -> None:
+    # Whitespace alone is what a shell variable left unset tends to leave: name that, not its spaces.
+    with pytest.raises(InvalidInput, match="session id is empty"):
+        validate.session_id(blank)

@@ -101,19 +101,48 @@ def confine(on: bool) -> None:
 _TEMP_ROOTS: list[str] = []
 """Directories inside which a test's processes may write: the system's temporary directory and the root."""
 
+_KEPT_OUT: list[str] = []
+"""Directories a test's processes may not name even inside a temporary directory: the checkout under
+test, which a clone in ``/tmp`` puts inside the system's temporary directory."""
+
 
 def allow_under(*directories: str | Path) -> None:
     """Let processes name paths under these directories (``isolate``'s root, the system temp directory)."""
+    _add(_TEMP_ROOTS, directories)
+
+
+def keep_out_of(*directories: str | Path) -> None:
+    """Refuse paths under these directories (the checkout), unless a nearer allowed directory holds them."""
+    _add(_KEPT_OUT, directories)
+
+
+def _add(bases: list[str], directories: tuple[str | Path, ...]) -> None:
     for directory in directories:
         real = os.path.realpath(directory)
-        if real not in _TEMP_ROOTS:
-            _TEMP_ROOTS.append(real)
+        if real not in bases:
+            bases.append(real)
 
 
 def inside_temp(path: str | os.PathLike[str]) -> bool:
-    """True when ``path`` lies strictly inside one of the allowed temporary directories."""
+    """True when ``path`` lies strictly inside an allowed temporary directory, and not in a kept-out one.
+
+    Where both hold a path, the nearer one decides: the checkout in ``/tmp`` is kept out, the session's
+    root is allowed even if the system's temporary directory were inside the checkout.
+    """
     real = os.path.realpath(os.fspath(path))
-    return any(real.startswith(base.rstrip(os.sep) + os.sep) for base in _TEMP_ROOTS)
+    return _nearest(real, _TEMP_ROOTS, itself=False) > _nearest(real, _KEPT_OUT, itself=True)
+
+
+def _nearest(real: str, bases: list[str], *, itself: bool) -> int:
+    """The length of the longest of ``bases`` that holds ``real`` (or is it, with ``itself``); -1 if none."""
+    return max(
+        (
+            len(base)
+            for base in bases
+            if real.startswith(base.rstrip(os.sep) + os.sep) or (itself and real == base)
+        ),
+        default=-1,
+    )
 
 
 def confinement_problem(env: Mapping[str, str] | None, cwd: str | os.PathLike[str] | None) -> str | None:

@@ -70,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _SESSION["owned"] = root
     _SESSION["root"] = root
     isolation.allow_under(os.environ[isolation.SYSTEM_TMP_MARK], root)
+    isolation.keep_out_of(config.rootpath)  # the checkout, even when it is a clone in /tmp
     subprocess.Popen = isolation.GroupedPopen  # subprocess.run and friends look it up at each call
 
 
