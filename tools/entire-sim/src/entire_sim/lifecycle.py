@@ -353,6 +353,57 @@ class HookRun:
             session["model"] = event["model"]
             self.state.save_session(event["session_id"], session)
 
+    # -- condensation (git post-commit) ------------------------------------------------------------------------
+
+    def condense(self, session_id: str) -> dict[str, Any] | None:
+        """What the CLI does for one session when a commit condenses it into a committed checkpoint.
+
+        Modelled on entireio/cli 7ef77ea (strategy/manual_commit_condensation.go) and the newer
+        transcript package (3169048): the transcript is the recorded ``session_ref`` file read directly
+        (no ``read-transcript``); files and tokens are asked from ``checkpoint_transcript_start``; the
+        checkpoint's scope and its compact ``transcript.jsonl`` are that file cut by LINE at that number;
+        and afterwards the CLI stores its own count of the file's lines as the next
+        ``checkpoint_transcript_start``, which it hands back to the plugin as ``--offset``.
+        """
+        session = self.state.session(session_id)
+        ref = (session or {}).get("transcript_path", "")
+        if session is None or not ref or not os.path.isfile(ref):
+            return None
+        with open(ref, "rb") as f:
+            data = f.read()
+        start = int(session["checkpoint_transcript_start"])
+        analyzer = self.plugin.capability("transcript_analyzer")
+        files: list[str] = []
+        if analyzer:
+            files = (
+                self.plugin.json("extract-modified-files", "--path", ref, "--offset", str(start))["files"]
+                or []
+            )
+        tokens = self._tokens(data, start, "") if data else None
+        lines = count_lines(data)
+        scoped = slice_from_line(data, start)
+        if analyzer:
+            position = self.plugin.json("get-transcript-position", "--path", ref)["position"]
+            if position != lines:
+                self.violations.append(Violation(
+                    "get-transcript-position",
+                    f"answers {position} for a file of {lines} lines: after a commit the CLI stores its own line "
+                    f"count ({lines}) as checkpoint_transcript_start and hands it back as --offset, and it cuts "
+                    "the checkpoint's transcript by line at that number",
+                    severity="warning",
+                ))  # fmt: skip
+        (self.state.metadata(session_id) / "full.jsonl").write_bytes(data)
+        checkpoint = {
+            "kind": "commit", "agent": self.plugin.name, "session_id": session_id, "time": now(),
+            "checkpoint_transcript_start": start, "transcript_lines": lines, "transcript_bytes": len(data),
+            "scoped_bytes": len(scoped), "files": self._relevant(files)[0], "tokens": tokens, "session_ref": ref,
+        }  # fmt: skip
+        session["checkpoint_transcript_start"] = lines
+        self.state.save_session(session_id, session)
+        self.record["checkpoint"] = checkpoint
+        self.state.append("checkpoints", checkpoint)
+        return checkpoint
+
     # -- paths -----------------------------------------------------------------------------------------------
 
     def _relevant(self, files: list[str]) -> tuple[list[str], list[str]]:
@@ -381,6 +432,27 @@ class HookRun:
             if path not in kept:
                 kept.append(path)
         return kept, dropped
+
+
+def count_lines(data: bytes) -> int:
+    """The CLI's count of a transcript it does not know: lines split on newline, trailing blank lines left out."""
+    lines = data.decode("utf-8", errors="surrogateescape").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return len(lines)
+
+
+def slice_from_line(data: bytes, start: int) -> bytes:
+    """The CLI's line cut: ``data`` from line ``start`` (0-based); empty when it has fewer lines than that."""
+    if not data or start <= 0:
+        return data
+    seen = 0
+    for i, byte in enumerate(data):
+        if byte == 0x0A:
+            seen += 1
+            if seen == start:
+                return data[i + 1 :]
+    return b""
 
 
 def _has_commits(repo: str) -> bool:

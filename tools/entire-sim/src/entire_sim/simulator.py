@@ -164,6 +164,16 @@ class Simulator:
         with self.state.lock():
             return HookRun(plugin, self.state, str(self.repo)).handle(hook, payload)
 
+    def commit(self, name: str, session_id: str) -> dict[str, Any] | None:
+        """The condensation a git commit triggers for one session of ``name``; the checkpoint, or None."""
+        plugin = self.plugin(name)
+        with self.state.lock():
+            run = HookRun(plugin, self.state, str(self.repo))
+            try:
+                return run.condense(session_id)
+            finally:
+                self._log(plugin, "commit")
+
     # -- resume ---------------------------------------------------------------------------------------------
 
     def resume(self, name: str, session_id: str, *, chunk_size: int | None = None) -> dict[str, Any]:
