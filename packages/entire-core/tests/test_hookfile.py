@@ -95,6 +95,14 @@ def test_a_file_that_held_nothing_and_was_edited_since_keeps_the_users_keys(tmp_
     assert '"theme": 1' in path.read_text() and "entire hooks" not in path.read_text()
 
 
+def test_an_install_that_creates_nothing_records_nothing(tmp_path: Path) -> None:
+    hooks = _file(tmp_path, b'{"hooksConfig": {"enabled": true}, "hooks": {}}\n')
+    assert hooks.install() == 1
+    assert not (tmp_path / "data").exists()  # no record: uninstall has only our handlers to take out
+    hooks.uninstall()
+    assert Path(hooks.path).read_bytes() == b'{"hooksConfig": {"enabled": true}, "hooks": {}}\n'
+
+
 def test_a_top_level_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
     hooks = _file(tmp_path, b"[]\n")
     path = Path(hooks.path)

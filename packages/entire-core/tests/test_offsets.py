@@ -235,6 +235,16 @@ def test_line_positions_keep_the_newest_sixteen_marks(tmp_path: Path) -> None:
     assert known == [5, *range(7, 22)]
 
 
+def test_a_mark_remembered_again_replaces_itself_and_costs_no_other(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n" * 20)
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    for lines in range(1, 17):
+        positions.remember(str(path), lines, 2 * lines)
+    positions.remember(str(path), 2, 4)  # not the newest: it moves there, and the oldest, 1, stays
+    assert [n for n in range(1, 17) if positions.byte_of(str(path), n) == 2 * n] == list(range(1, 17))
+
+
 def test_line_positions_skip_the_rewrite_only_for_the_newest_mark(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"one\ntwo\n")

@@ -91,3 +91,23 @@ def test_forgetting_while_another_uninstall_removes_the_last_record(tmp_path: Pa
     other.join(timeout=30)
     assert failures == []
     assert not records.exists()
+
+
+def test_a_blank_original_is_recalled_until_replaced_and_the_folder_goes_with_the_last_record(
+    tmp_path: Path,
+) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    target = tmp_path / "repo" / ".x" / "hooks.json"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b'{"hooks": {}}\n')
+    installs.remember(env, "x", str(target), original="\n", created_file=False)
+    assert installs.recall_original(env, "x", str(target)) == "\n"
+    installs.remember(env, "x", str(target), created_file=True)  # no original given: none recorded
+    assert installs.recall_original(env, "x", str(target)) is None
+    folder = tmp_path / "data" / "entire-agent-x"
+    installs.forget(env, "x", str(target))
+    assert not folder.exists()  # nothing of ours is left after the last uninstall
+    installs.remember(env, "x", str(target), created_file=True)
+    (folder / "notes").write_text("someone else's")
+    installs.forget(env, "x", str(target))
+    assert sorted(p.name for p in folder.iterdir()) == ["notes"]  # a folder that holds more stays
