@@ -71,8 +71,9 @@ soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by t
 	$(RUN) entire-sim soak --agent openai-codex --size 300M
 	$(RUN) entire-sim soak --agent google-gemini --size 100M
 
-# Not in CI: a full run takes about MUTATE_MINUTES minutes on 2 cores. Survivors that behave exactly as the
-# original are listed, with the reason, in tools/mutate/equivalent.toml. MODULES=... runs some of them.
+# Not in CI: a full run took 72 minutes on 2 cores (2026-12-02, beside other jobs), most of it offsets and
+# views. Survivors that behave exactly as the original are listed, with the reason, in
+# tools/mutate/equivalent.toml. MODULES=... runs some of them.
 mutate: ## Mutation testing of core's hook-path modules: killed, survived, equivalent per module (>= 90% each)
 	$(RUN) python tools/mutate/mutate.py $(MODULES)
 
