@@ -533,8 +533,9 @@ def test_a_view_deleted_truncated_or_left_beside_a_stray_next_is_made_again(tmp_
         f.truncate(30)
     made_again(t)
     t = small_session(tmp_path / "stray")
+    # Written while the view is still there, so that it cannot have the view's inode; longer than the view.
+    Path(t.path + ".next").write_bytes(b'{"not": "the rewrite the metadata names"}\n' * 100)
     os.remove(t.path)
-    Path(t.path + ".next").write_bytes(b"not the rewrite the metadata names\n")
     made_again(t)
 
 
@@ -926,3 +927,65 @@ def test_views_untouched_for_14_days_are_removed_when_a_session_starts(
     for name in ["kept", "fresh", "locked-long-ago", "new", SESSION]:
         assert {f"{name}.jsonl", f".meta/{name}.json"} <= set(left), name
     assert ".meta/notes.txt" in left and ".meta/stuck.json" in left
+
+
+# -- edges the sessions above do not reach ------------------------------------------------------------
+
+
+def test_a_view_synced_without_a_start_views_the_file_from_its_first_byte(tmp_path: Path) -> None:
+    t = Transcript(tmp_path)
+    t.append(100, 200)
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.sync(str(t.native))
+    assert t.view() == t.native.read_bytes()
+
+
+def test_a_hook_before_the_agent_wrote_its_file_gets_an_empty_view_that_then_follows_it(tmp_path: Path) -> None:
+    t = Transcript(tmp_path)
+    os.remove(t.native)
+    assert t.hook(EventType.TURN_START, check=False) == b""
+    t.native.write_bytes(FIRST + b"\n" + record(1, 50) + b"\n")
+    assert t.hook(check=False) == t.native.read_bytes()
+
+
+def test_an_agent_with_views_turned_off_hands_on_even_a_path_of_its_old_views(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    off = Unviewed(tmp_path, t.fmt)  # the same state directory: the view and its metadata are there
+    assert views.native_of(off, t.path) == t.path
+    assert views.native_of(t.owner, t.path) == str(t.native)
+
+
+@pytest.mark.parametrize("unit", [views.BYTES, views.LINES])
+def test_a_restored_view_ends_at_the_restored_file_s_end_in_the_agent_s_unit(tmp_path: Path, unit: str) -> None:
+    t = Transcript(tmp_path, unit=unit)
+    t.append(100, 200)
+    data = t.native.read_bytes()
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), data)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        assert view.end() == (len(data) if unit == views.BYTES else 3)
+
+
+def test_a_view_of_exactly_its_budget_is_kept_as_it_is_and_one_byte_more_is_fitted(tmp_path: Path) -> None:
+    for extra in (0, 1):
+        t = Transcript(tmp_path / str(extra), budget=4096)
+        t.append(100)
+        t.turn()  # not re-based: the turn starts after the record
+        t.fill(4096 + extra)
+        data = t.hook()
+        if extra:  # re-based at the turn's start
+            frame = views.frame_of(data, views.BYTES)
+            assert frame.base == len(FIRST) + 1 + 101 and len(data) <= 4096
+        else:
+            assert data == t.native.read_bytes()
+
+
+def test_positions_go_on_from_a_view_that_ended_at_position_1(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, unit=views.LINES)
+    t.hook()  # the session's first line alone: the view ends at line 1
+    assert t.end == 1
+    t.first = FIRST.replace(b"m-1", b"m-2")  # another session's file: the view is made anew
+    t.replace(100)
+    made_again(t)
