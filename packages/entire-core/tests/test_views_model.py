@@ -989,3 +989,65 @@ def test_positions_go_on_from_a_view_that_ended_at_position_1(tmp_path: Path) ->
     t.first = FIRST.replace(b"m-1", b"m-2")  # another session's file: the view is made anew
     t.replace(100)
     made_again(t)
+
+
+class Padded(ModelFormat):
+    """Shortening as real formats do it: to about the limit asked (here exactly), not far under it;
+    the records in ``same`` are given back as long as they were."""
+
+    same: frozenset[int] = frozenset()
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        short = super().shorten(record, limit)
+        if short is None:
+            return None
+        return short.ljust(len(record) if json.loads(record)["i"] in self.same else limit)
+
+
+def padded_turn(root: Path, *sizes: int, same: frozenset[int] = frozenset()) -> tuple[Transcript, list[bytes]]:
+    t = Transcript(root, budget=8192, record=8192)
+    t.fmt = t.owner.fmt = fmt = Padded()
+    fmt.native, fmt.same = str(t.native), same
+    t.hook(check=False)
+    t.hook(EventType.TURN_START, check=False)
+    a = t.count
+    t.append(*sizes)
+    data = t.hook(check=False)
+    body = data[views.frame_of(data, views.BYTES).head_bytes :].split(b"\n")[:-1]
+    assert [json.loads(line)["i"] for line in body] == list(range(a, t.count))
+    return t, body
+
+
+def test_a_turn_too_large_has_as_many_records_cut_as_it_takes_to_fit_when_each_keeps_2_kib(tmp_path: Path) -> None:
+    t, body = padded_turn(tmp_path, 4090, 4090, 4090)  # each cut saves 4091 - 2049: the view fits after 3
+    assert len(t.view()) <= 8192
+    assert body == [shortened(t.count - 3 + n, 4090, 2048).ljust(2048) for n in range(3)]
+
+
+def test_a_record_the_format_gives_back_no_shorter_stays_as_it_was(tmp_path: Path) -> None:
+    t, body = padded_turn(tmp_path, 4999, 3999, 3999, same=frozenset([1]))
+    assert body[0] == record(1, 4999)  # the largest, given back as long: kept, the next ones cut
+    assert body[1:] == [shortened(n, 3999, 2048).ljust(2048) for n in (2, 3)]
+
+
+def test_a_turn_past_its_budget_that_nothing_can_shorten_is_appended_to_not_rewritten(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.hook()
+    t.turn()
+    t.append(3000, 3000, keep=True)
+    t.hook()  # re-based at the turn's start, nothing in the turn may be cut
+    before = os.stat(t.path)
+    t.append(100, keep=True)
+    data = t.hook()
+    assert os.stat(t.path).st_ino == before.st_ino and len(data) == before.st_size + 101
+
+
+def test_a_turn_started_on_an_empty_view_and_past_its_budget_has_its_records_cut(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096, record=3000)
+    t.native.write_bytes(b"")  # the agent has not written its session header yet
+    assert t.hook(EventType.TURN_START, check=False) == b""
+    t.native.write_bytes(FIRST + b"\n")
+    t.count = 1
+    t.append(3000, 3000)
+    data = t.hook(check=False)
+    assert data == FIRST + b"\n" + shortened(1, 3000, 2048) + b"\n" + record(2, 3000) + b"\n"
