@@ -941,7 +941,9 @@ def test_a_view_synced_without_a_start_views_the_file_from_its_first_byte(tmp_pa
     assert t.view() == t.native.read_bytes()
 
 
-def test_a_hook_before_the_agent_wrote_its_file_gets_an_empty_view_that_then_follows_it(tmp_path: Path) -> None:
+def test_a_hook_before_the_agent_wrote_its_file_gets_an_empty_view_that_then_follows_it(
+    tmp_path: Path,
+) -> None:
     t = Transcript(tmp_path)
     os.remove(t.native)
     assert t.hook(EventType.TURN_START, check=False) == b""
@@ -957,7 +959,9 @@ def test_an_agent_with_views_turned_off_hands_on_even_a_path_of_its_old_views(tm
 
 
 @pytest.mark.parametrize("unit", [views.BYTES, views.LINES])
-def test_a_restored_view_ends_at_the_restored_file_s_end_in_the_agent_s_unit(tmp_path: Path, unit: str) -> None:
+def test_a_restored_view_ends_at_the_restored_file_s_end_in_the_agent_s_unit(
+    tmp_path: Path, unit: str
+) -> None:
     t = Transcript(tmp_path, unit=unit)
     t.append(100, 200)
     data = t.native.read_bytes()
@@ -1004,7 +1008,9 @@ class Padded(ModelFormat):
         return short.ljust(len(record) if json.loads(record)["i"] in self.same else limit)
 
 
-def padded_turn(root: Path, *sizes: int, same: frozenset[int] = frozenset()) -> tuple[Transcript, list[bytes]]:
+def padded_turn(
+    root: Path, *sizes: int, same: frozenset[int] = frozenset()
+) -> tuple[Transcript, list[bytes]]:
     t = Transcript(root, budget=8192, record=8192)
     t.fmt = t.owner.fmt = fmt = Padded()
     fmt.native, fmt.same = str(t.native), same
@@ -1018,14 +1024,16 @@ def padded_turn(root: Path, *sizes: int, same: frozenset[int] = frozenset()) -> 
     return t, body
 
 
-def test_a_turn_too_large_has_as_many_records_cut_as_it_takes_to_fit_when_each_keeps_2_kib(tmp_path: Path) -> None:
+def test_a_turn_too_large_has_as_many_records_cut_as_it_takes_to_fit_when_each_keeps_2_kib(
+    tmp_path: Path,
+) -> None:
     t, body = padded_turn(tmp_path, 4090, 4090, 4090)  # each cut saves 4091 - 2049: the view fits after 3
     assert len(t.view()) <= 8192
     assert body == [shortened(t.count - 3 + n, 4090, 2048).ljust(2048) for n in range(3)]
 
 
 def test_a_record_the_format_gives_back_no_shorter_stays_as_it_was(tmp_path: Path) -> None:
-    t, body = padded_turn(tmp_path, 4999, 3999, 3999, same=frozenset([1]))
+    _, body = padded_turn(tmp_path, 4999, 3999, 3999, same=frozenset([1]))
     assert body[0] == record(1, 4999)  # the largest, given back as long: kept, the next ones cut
     assert body[1:] == [shortened(n, 3999, 2048).ljust(2048) for n in (2, 3)]
 
@@ -1051,3 +1059,17 @@ def test_a_turn_started_on_an_empty_view_and_past_its_budget_has_its_records_cut
     t.append(3000, 3000)
     data = t.hook(check=False)
     assert data == FIRST + b"\n" + shortened(1, 3000, 2048) + b"\n" + record(2, 3000) + b"\n"
+
+
+def test_a_file_the_format_does_not_view_is_mirrored_even_when_first_seen_without_a_complete_line(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=4096, accepts=False)
+    t.native.write_bytes(FIRST)  # the agent is still writing its first line
+    assert t.hook(check=False) == FIRST  # mirrored whole, as it is
+    t.native.write_bytes(FIRST + b"\n" + record(1, 3000) + b"\n" + record(2, 3000) + b"\n")
+    t.hook(check=False)
+    assert (
+        t.hook(EventType.TURN_START, check=False) == t.native.read_bytes()
+    )  # a mirror: never cut or re-based
+
