@@ -1073,3 +1073,19 @@ def test_a_file_the_format_does_not_view_is_mirrored_even_when_first_seen_withou
         t.hook(EventType.TURN_START, check=False) == t.native.read_bytes()
     )  # a mirror: never cut or re-based
 
+
+def test_a_turn_past_10_mib_whose_first_record_holds_the_newest_half_budget_is_not_rewritten(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8 << 20)
+    t.hook()
+    t.turn()
+    t.append(7 << 20, keep=True)  # under 8 MiB, so read whole; the view's newest 4 MiB start inside it
+    t.append(*[(1 << 20) - 1] * 3, keep=True)
+    data = t.hook()
+    assert len(data) > HARD_LIMIT  # nothing may be cut, and no line starts in the newest half budget
+    before, asked = os.stat(t.path), len(t.fmt.snapshots)
+    t.append(100, keep=True)
+    data = t.hook()
+    assert os.stat(t.path).st_ino == before.st_ino and len(data) == before.st_size + 101
+    assert len(t.fmt.snapshots) == asked  # no re-base at the header's end
