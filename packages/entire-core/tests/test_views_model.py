@@ -533,8 +533,9 @@ def test_a_view_deleted_truncated_or_left_beside_a_stray_next_is_made_again(tmp_
         f.truncate(30)
     made_again(t)
     t = small_session(tmp_path / "stray")
+    # Written while the view is still there, so that it cannot have the view's inode; longer than the view.
+    Path(t.path + ".next").write_bytes(b'{"not": "the rewrite the metadata names"}\n' * 100)
     os.remove(t.path)
-    Path(t.path + ".next").write_bytes(b"not the rewrite the metadata names\n")
     made_again(t)
 
 
@@ -926,3 +927,165 @@ def test_views_untouched_for_14_days_are_removed_when_a_session_starts(
     for name in ["kept", "fresh", "locked-long-ago", "new", SESSION]:
         assert {f"{name}.jsonl", f".meta/{name}.json"} <= set(left), name
     assert ".meta/notes.txt" in left and ".meta/stuck.json" in left
+
+
+# -- edges the sessions above do not reach ------------------------------------------------------------
+
+
+def test_a_view_synced_without_a_start_views_the_file_from_its_first_byte(tmp_path: Path) -> None:
+    t = Transcript(tmp_path)
+    t.append(100, 200)
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.sync(str(t.native))
+    assert t.view() == t.native.read_bytes()
+
+
+def test_a_hook_before_the_agent_wrote_its_file_gets_an_empty_view_that_then_follows_it(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path)
+    os.remove(t.native)
+    assert t.hook(EventType.TURN_START, check=False) == b""
+    t.native.write_bytes(FIRST + b"\n" + record(1, 50) + b"\n")
+    assert t.hook(check=False) == t.native.read_bytes()
+
+
+def test_an_agent_with_views_turned_off_hands_on_even_a_path_of_its_old_views(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    off = Unviewed(tmp_path, t.fmt)  # the same state directory: the view and its metadata are there
+    assert views.native_of(off, t.path) == t.path
+    assert views.native_of(t.owner, t.path) == str(t.native)
+
+
+@pytest.mark.parametrize("unit", [views.BYTES, views.LINES])
+def test_a_restored_view_ends_at_the_restored_file_s_end_in_the_agent_s_unit(
+    tmp_path: Path, unit: str
+) -> None:
+    t = Transcript(tmp_path, unit=unit)
+    t.append(100, 200)
+    data = t.native.read_bytes()
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), data)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        assert view.end() == (len(data) if unit == views.BYTES else 3)
+
+
+def test_a_view_of_exactly_its_budget_is_kept_as_it_is_and_one_byte_more_is_fitted(tmp_path: Path) -> None:
+    for extra in (0, 1):
+        t = Transcript(tmp_path / str(extra), budget=4096)
+        t.append(100)
+        t.turn()  # not re-based: the turn starts after the record
+        t.fill(4096 + extra)
+        data = t.hook()
+        if extra:  # re-based at the turn's start
+            frame = views.frame_of(data, views.BYTES)
+            assert frame.base == len(FIRST) + 1 + 101 and len(data) <= 4096
+        else:
+            assert data == t.native.read_bytes()
+
+
+def test_positions_go_on_from_a_view_that_ended_at_position_1(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, unit=views.LINES)
+    t.hook()  # the session's first line alone: the view ends at line 1
+    assert t.end == 1
+    t.first = FIRST.replace(b"m-1", b"m-2")  # another session's file: the view is made anew
+    t.replace(100)
+    made_again(t)
+
+
+class Padded(ModelFormat):
+    """Shortening as real formats do it: to about the limit asked (here exactly), not far under it;
+    the records in ``same`` are given back as long as they were."""
+
+    same: frozenset[int] = frozenset()
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        short = super().shorten(record, limit)
+        if short is None:
+            return None
+        return short.ljust(len(record) if json.loads(record)["i"] in self.same else limit)
+
+
+def padded_turn(
+    root: Path, *sizes: int, same: frozenset[int] = frozenset()
+) -> tuple[Transcript, list[bytes]]:
+    t = Transcript(root, budget=8192, record=8192)
+    t.fmt = t.owner.fmt = fmt = Padded()
+    fmt.native, fmt.same = str(t.native), same
+    t.hook(check=False)
+    t.hook(EventType.TURN_START, check=False)
+    a = t.count
+    t.append(*sizes)
+    data = t.hook(check=False)
+    body = data[views.frame_of(data, views.BYTES).head_bytes :].split(b"\n")[:-1]
+    assert [json.loads(line)["i"] for line in body] == list(range(a, t.count))
+    return t, body
+
+
+def test_a_turn_too_large_has_as_many_records_cut_as_it_takes_to_fit_when_each_keeps_2_kib(
+    tmp_path: Path,
+) -> None:
+    t, body = padded_turn(tmp_path, 4090, 4090, 4090)  # each cut saves 4091 - 2049: the view fits after 3
+    assert len(t.view()) <= 8192
+    assert body == [shortened(t.count - 3 + n, 4090, 2048).ljust(2048) for n in range(3)]
+
+
+def test_a_record_the_format_gives_back_no_shorter_stays_as_it_was(tmp_path: Path) -> None:
+    _, body = padded_turn(tmp_path, 4999, 3999, 3999, same=frozenset([1]))
+    assert body[0] == record(1, 4999)  # the largest, given back as long: kept, the next ones cut
+    assert body[1:] == [shortened(n, 3999, 2048).ljust(2048) for n in (2, 3)]
+
+
+def test_a_turn_past_its_budget_that_nothing_can_shorten_is_appended_to_not_rewritten(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.hook()
+    t.turn()
+    t.append(3000, 3000, keep=True)
+    t.hook()  # re-based at the turn's start, nothing in the turn may be cut
+    before = os.stat(t.path)
+    t.append(100, keep=True)
+    data = t.hook()
+    assert os.stat(t.path).st_ino == before.st_ino and len(data) == before.st_size + 101
+
+
+def test_a_turn_started_on_an_empty_view_and_past_its_budget_has_its_records_cut(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096, record=3000)
+    t.native.write_bytes(b"")  # the agent has not written its session header yet
+    assert t.hook(EventType.TURN_START, check=False) == b""
+    t.native.write_bytes(FIRST + b"\n")
+    t.count = 1
+    t.append(3000, 3000)
+    data = t.hook(check=False)
+    assert data == FIRST + b"\n" + shortened(1, 3000, 2048) + b"\n" + record(2, 3000) + b"\n"
+
+
+def test_a_file_the_format_does_not_view_is_mirrored_even_when_first_seen_without_a_complete_line(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=4096, accepts=False)
+    t.native.write_bytes(FIRST)  # the agent is still writing its first line
+    assert t.hook(check=False) == FIRST  # mirrored whole, as it is
+    t.native.write_bytes(FIRST + b"\n" + record(1, 3000) + b"\n" + record(2, 3000) + b"\n")
+    t.hook(check=False)
+    assert (
+        t.hook(EventType.TURN_START, check=False) == t.native.read_bytes()
+    )  # a mirror: never cut or re-based
+
+
+def test_a_turn_past_10_mib_whose_first_record_holds_the_newest_half_budget_is_not_rewritten(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8 << 20)
+    t.hook()
+    t.turn()
+    t.append(7 << 20, keep=True)  # under 8 MiB, so read whole; the view's newest 4 MiB start inside it
+    t.append(*[(1 << 20) - 1] * 3, keep=True)
+    data = t.hook()
+    assert len(data) > HARD_LIMIT  # nothing may be cut, and no line starts in the newest half budget
+    before, asked = os.stat(t.path), len(t.fmt.snapshots)
+    t.append(100, keep=True)
+    data = t.hook()
+    assert os.stat(t.path).st_ino == before.st_ino and len(data) == before.st_size + 101
+    assert len(t.fmt.snapshots) == asked  # no re-base at the header's end

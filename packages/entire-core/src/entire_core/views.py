@@ -453,7 +453,7 @@ class View:
         except FileNotFoundError:
             st = None
         end = 0 if st is None else (offsets.complete_end(native) if upto is None else min(upto, st.st_size))
-        if st is not None and end > start and not self.fmt.accepts(native):
+        if st is not None and not self.fmt.accepts(native):
             self._mirror(native, st)
             self._save()
             return
