@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from entire_sim.demo import Replay
+from entire_sim.demo import Replay, make_repo
 
 USER_HOME_FILES = {
     "codex-home/config.toml": (
@@ -60,6 +60,26 @@ def run(command: str, *, cwd: Path, env: dict[str, str], stdin: str = "") -> sub
                           text=True, timeout=600, check=False)  # fmt: skip
     assert "Traceback" not in done.stderr, f"{command}:\n{done.stderr}"
     return done
+
+
+def user_world(tmp_path: Path, repo_files: dict[str, str]) -> tuple[Path, Path]:
+    """The user's world: a repository with ``repo_files`` committed, and a home with USER_HOME_FILES.
+
+    Returns ``(world, repo)``; the home files lie under ``world`` as their names say.
+    """
+    world = tmp_path / "world"
+    repo = world / "repo"
+    make_repo(repo)
+    for name, text in repo_files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@example.invalid", "commit", "-qm", "config"],
+                   cwd=repo, check=True)  # fmt: skip
+    for name, text in USER_HOME_FILES.items():
+        (world / name).parent.mkdir(parents=True, exist_ok=True)
+        (world / name).write_text(text, encoding="utf-8")
+    return world, repo
 
 
 def snapshot(files: dict[str, str], base: Path) -> dict[str, bytes]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from checkout import copy_checkout
 from entire_core.testing.checks import error_format_problem
-from entire_sim.demo import Replay, make_repo, manifests
+from entire_sim.demo import Replay, manifests
 from first_day import (
     USER_HOME_FILES,
     USER_REPO_FILES,
@@ -41,6 +41,7 @@ from first_day import (
     sh,
     snapshot,
     turns,
+    user_world,
 )
 from readme_commands import AGENTS, shown
 
@@ -81,18 +82,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
         _install_from_checkout(clone, agent, tools, user_bin, env)
 
     # The user's world: a repository with config files of their own, and a home with theirs.
-    world = tmp_path / "world"
-    repo = world / "repo"
-    make_repo(repo)
-    for name, text in REPO_FILES.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@example.invalid", "commit", "-qm", "config"],
-                   cwd=repo, check=True)  # fmt: skip
-    for name, text in USER_HOME_FILES.items():
-        (world / name).parent.mkdir(parents=True, exist_ok=True)
-        (world / name).write_text(text, encoding="utf-8")
+    world, repo = user_world(tmp_path, REPO_FILES)
     home_before, repo_before = snapshot(USER_HOME_FILES, world), snapshot(REPO_FILES, repo)
     tmp = world / "tmp"  # the user's /tmp: every plugin, shim and simulator process writes there
     tmp.mkdir()

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 from checkout import copy_checkout
-from entire_sim.demo import Replay, make_repo, manifests
-from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns
+from entire_sim.demo import Replay, manifests
+from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns, user_world
 from first_day import clean_env as _clean_env
 from readme_commands import AGENTS, for_agent, shown
 
@@ -90,18 +90,7 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
         shown(for_agent("uv tool install --compile-bytecode entire-agent-<name>", agent))
 
     # The user's world: a repository with config files of their own, and a home with theirs.
-    world = tmp_path / "world"
-    repo = world / "repo"
-    make_repo(repo)
-    for name, text in USER_REPO_FILES.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "-c", "user.name=u", "-c", "user.email=u@example.invalid", "commit", "-qm", "config"],
-                   cwd=repo, check=True)  # fmt: skip
-    for name, text in USER_HOME_FILES.items():
-        (world / name).parent.mkdir(parents=True, exist_ok=True)
-        (world / name).write_text(text, encoding="utf-8")
+    world, repo = user_world(tmp_path, USER_REPO_FILES)
     home_before = snapshot(USER_HOME_FILES, world)
     repo_before = snapshot(USER_REPO_FILES, repo)
 
