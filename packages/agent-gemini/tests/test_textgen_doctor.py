@@ -11,8 +11,11 @@ import pytest
 from entire_agent_google_gemini import doctor
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.versions import WINDOW
+from entire_core import chain
 from entire_core.doctor import Report
 from entire_core.errors import AgentError
+from entire_core.testing.host import fake_entire, fake_plugin
+from entire_core.testing.pytest_plugin import init_repository
 
 FAKE = """#!{python}
 import json, os, sys
@@ -44,9 +47,19 @@ def fake_gemini(tmp_path: Path) -> tuple[Path, Path]:
     return bin_dir, log
 
 
-def make_agent(repo: Path, home: Path, bin_dir: Path, **env: str) -> GeminiAgent:
+def make_agent(repo: Path, home: Path, bin_dir: Path, *, git: bool = True, **env: str) -> GeminiAgent:
+    if git and not (repo / ".git").exists():
+        init_repository(repo)
     base = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(home), "PATH": f"{bin_dir}:/usr/bin:/bin"}
     return GeminiAgent(env={**base, **env}, cwd=str(repo))
+
+
+def ready_host(repo: Path, bin_dir: Path) -> None:
+    """A stand-in ``entire`` that finds the plugin: external agents on in the repository."""
+    fake_entire(bin_dir)
+    fake_plugin(bin_dir, "google-gemini")
+    (repo / ".entire").mkdir(exist_ok=True)
+    (repo / ".entire" / "settings.json").write_text('{"enabled": true, "external_agents": true}')
 
 
 def test_generate_text_runs_gemini_headless_outside_the_repo(
@@ -127,6 +140,7 @@ def test_doctor_fix_for_a_project_that_switched_hooks_off(
 
 def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
     agent = make_agent(repo, home, fake_gemini[0])
+    ready_host(repo, fake_gemini[0])
     agent.install_hooks()
     gemini = home / ".gemini"
     gemini.mkdir()
@@ -135,8 +149,9 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
     keys = [f"entire-google-gemini-{h}:{guard} {h}" for h in agent.hook_names]
     (gemini / "trusted_hooks.json").write_text(json.dumps({str(repo): keys}))
     report = doctor.diagnose(agent)
-    assert [check.status for check in report.checks] == ["ok"] * 6, report.render()
-    assert report.summary() == "result: 6 ok"
+    assert [check.status for check in report.checks] == ["ok"] * 11, report.render()
+    assert report.summary() == "result: 11 ok"
+    assert "ok    the 7 installed hooks call `entire hooks google-gemini <hook>`" in report.render()
 
 
 def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
@@ -155,6 +170,7 @@ def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tupl
         f"Gemini CLI 0.20.1 at {fake_gemini[0] / 'gemini'} is older than {WINDOW.oldest} (supported": (
             f"`npm install -g @google/gemini-cli@{WINDOW.newest}`"
         ),
+        "the `entire` command is not on PATH": chain.INSTALL_ENTIRE,
         "Gemini distrusts this folder": f'add "{os.path.realpath(repo)}": "TRUST_FOLDER" to {gemini / "trustedFolders.json"}',
         f"hooksConfig.disabled in {settings_path} turns off entire-google-gemini-after-agent": (
             f"remove entire-google-gemini-after-agent from hooksConfig.disabled in {settings_path}"
@@ -222,9 +238,34 @@ def test_doctor_command_exit_status(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     agent = make_agent(repo, home, fake_gemini[0], GEMINI_CLI_TRUST_WORKSPACE="true")
+    ready_host(repo, fake_gemini[0])
     assert doctor.run(agent, []) == 1
     agent.install_hooks()
     assert doctor.run(agent, []) == 0  # the warning about fingerprints does not fail
     out = capsys.readouterr().out
     assert "ok    folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
-    assert out.splitlines()[-1] == "result: 1 warning, 5 ok"
+    assert out.splitlines()[-1] == "result: 1 warning, 10 ok"
+
+
+def test_doctor_reads_commented_settings_as_gemini_does(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0])
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text('{\n  // my model\n  "model": {"name": "x"} /* tail */\n}\n')
+    report = doctor.diagnose(agent, with_version=False)
+    assert "ok    settings files parse (project)" in report.render()
+    (repo / ".gemini/settings.json").write_text('{\n  // my model\n  "model": {"name": "x"\n}\n')
+    report = doctor.diagnose(agent, with_version=False)
+    assert any(
+        c.status == "FAIL" and c.what.startswith("project settings: cannot parse") for c in report.checks
+    )
+
+
+def test_doctor_outside_a_git_repository_says_git_init(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], git=False)
+    report = doctor.diagnose(agent, with_version=False)
+    assert (report.checks[0].status, report.checks[0].fix) == ("FAIL", "`git init`"), report.render()
+    assert not any(c.fix and "entire enable" in c.fix for c in report.checks), report.render()
