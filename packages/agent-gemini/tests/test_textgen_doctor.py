@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,11 +17,13 @@ from entire_core import chain
 from entire_core.doctor import Report
 from entire_core.errors import AgentError
 from entire_core.testing.host import fake_entire, fake_plugin
+from entire_core.testing.killed import call_and_kill, hanging_agent, leftovers, started
 from entire_core.testing.pytest_plugin import init_repository
 
 FAKE = """#!{python}
 import json, os, sys
-record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read() if "-p" in sys.argv else ""}}
+record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read() if "-p" in sys.argv else "",
+          "no_browser": os.environ.get("NO_BROWSER")}}
 with open({log!r}, "a") as f:
     f.write(json.dumps(record) + "\\n")
 mode = os.environ.get("FAKE_GEMINI", "ok")
@@ -66,13 +70,14 @@ def test_generate_text_runs_gemini_headless_outside_the_repo(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path]
 ) -> None:
     bin_dir, log = fake_gemini
-    agent = make_agent(repo, home, bin_dir)
+    agent = make_agent(repo, home, bin_dir, GEMINI_API_KEY="k")
     assert agent.generate_text("Summarise this.\nLine two.", "gemini-2.5-flash") == "A short sentence."
     call = json.loads(log.read_text().splitlines()[-1])
     assert call["argv"] == ["-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none",
                             "--model", "gemini-2.5-flash"]  # fmt: skip
     assert call["stdin"] == "Summarise this.\nLine two."
     assert call["cwd"] == str(home / ".cache/entire-agent-google-gemini/generate-text")
+    assert call["no_browser"] == "true"  # a sign-in never opens a browser
     agent.generate_text("x", "")
     assert "--model" not in json.loads(log.read_text().splitlines()[-1])["argv"]
 
@@ -84,9 +89,70 @@ def test_generate_text_runs_gemini_headless_outside_the_repo(
 def test_generate_text_errors_are_clear(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path], mode: str, message: str
 ) -> None:
-    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI=mode)
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI=mode, GEMINI_API_KEY="k")
     with pytest.raises(AgentError, match=message):
         agent.generate_text("hi", "m")
+
+
+PLUGIN = str(Path(sys.executable).parent / "entire-agent-google-gemini")
+LINUX = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads /proc to tell a running process"
+)
+
+
+def _host_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    for name in ("tmp", "home"):
+        (tmp_path / name).mkdir(exist_ok=True)
+    return {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp"),
+            "XDG_CACHE_HOME": str(tmp_path / "cache"), "ENTIRE_PROTOCOL_VERSION": "1", **extra}  # fmt: skip
+
+
+@LINUX
+def test_no_auth_method_fails_at_once_and_gemini_never_runs(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "gemini", pids)
+    started_at = time.monotonic()
+    done = subprocess.run([PLUGIN, "generate-text", "--model", "m"], input=b"hi", capture_output=True,
+                          env=_host_env(tmp_path), timeout=25, check=False)  # fmt: skip
+    assert time.monotonic() - started_at < 5
+    settings = tmp_path / "home" / ".gemini" / "settings.json"
+    assert done.stderr.decode() == (
+        "entire-agent-google-gemini generate-text: Gemini has no auth method: set GEMINI_API_KEY, or run "
+        f"`gemini` once and sign in (or set security.auth.selectedType in {settings})\n"
+    )
+    assert not pids.exists() and leftovers(pids, tmp_path / "tmp") == []
+    settings.parent.mkdir()
+    settings.write_text(
+        '{\n  // signed in once\n  "security": {"auth": {"selectedType": "oauth-personal"}}\n}\n'
+    )
+    from entire_agent_google_gemini.textgen import auth_problem
+
+    assert auth_problem(_host_env(tmp_path), str(tmp_path / "home")) is None
+
+
+@LINUX
+def test_a_hanging_gemini_fails_within_the_limit_and_leaves_nothing(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "gemini", pids)
+    started_at = time.monotonic()
+    env = _host_env(tmp_path, GEMINI_API_KEY="k", ENTIRE_AGENT_TEXT_TIMEOUT="2")
+    done = subprocess.run([PLUGIN, "generate-text"], input=b"hi", capture_output=True, env=env, timeout=25,
+                          check=False)  # fmt: skip
+    assert time.monotonic() - started_at < 6
+    assert (
+        done.stderr.decode()
+        == "entire-agent-google-gemini generate-text: gemini -p did not answer within 2 s\n"
+    )
+    assert len(started(pids)) == 2 and leftovers(pids, tmp_path / "tmp") == []
+
+
+@LINUX
+def test_killed_by_the_host_mid_call_leaves_no_process_and_no_file(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "gemini", pids)
+    env = _host_env(tmp_path, GEMINI_API_KEY="k")
+    assert call_and_kill([PLUGIN, "generate-text"], env, pids, kill_after=1) < 25
+    assert leftovers(pids, tmp_path / "tmp") == []
 
 
 def test_generate_text_without_gemini(repo: Path, home: Path, tmp_path: Path) -> None:
