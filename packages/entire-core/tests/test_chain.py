@@ -206,3 +206,30 @@ def test_the_real_host_finds_a_plugin_only_with_external_agents(tmp_path: Path) 
     _, text = _run(codex)
     assert "ok    the Entire CLI finds entire-agent-openai-codex (external_agents is on)" in text, text
     assert "is a local build" in text or "ok    Entire CLI 0." in text, text
+
+
+@pytest.mark.host
+def test_the_real_host_calls_stuck_what_the_doctor_calls_stuck(tmp_path: Path) -> None:
+    entire = real_entire()
+    agent = _agent(tmp_path, entire=False)
+    os.symlink(entire, tmp_path / "bin" / "entire")
+    _settings(agent, "settings.json", {"enabled": True})
+    old = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 2 * 3600))
+    _session(agent, "s-old", last_interaction_time=old)
+    _session(agent, "s-fresh")
+    _session(agent, "s-orphan", phase="idle", owner={"pid": _dead_pid(), "start": "x"})
+    report = Report("t")
+    chain.check_stuck_sessions(report, agent, str(Path(agent.repo_root, ".git")))
+    (ours,) = report.checks
+    env = {**agent.env, "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "ENTIRE_TELEMETRY_OPTOUT": "1",
+           "ENTIRE_NO_AUTO_UPDATE": "1", "CI": "1"}  # fmt: skip
+    done = subprocess.run([entire, "doctor"], cwd=agent.repo_root, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    theirs = {
+        line.split(":", 1)[1].strip()
+        for line in done.stdout.splitlines()
+        if line.strip().startswith("Session:")
+    }
+    assert theirs == {"s-old"}, done.stdout  # it finalizes a session whose agent is gone at once
+    assert "Finalized 1 exited session(s) (agent process gone)." in done.stdout
+    assert "s-old (" in ours.what and "s-orphan (" in ours.what and "s-fresh" not in ours.what
