@@ -30,14 +30,13 @@ AGENTS = readme_commands.AGENTS
 BRANCH = "no-such-branch"
 CHECKPOINT = "0123456789ab"
 UNKNOWN = 'Error: Invalid usage: unknown command "{}" for "entire"'
+NO_CHECKPOINT = f'no checkpoint or commit found matching "{CHECKPOINT}"'
 
 OUTCOMES: dict[str, tuple[int, str]] = {
     "entire agent add google-gemini": (1, 'Unknown agent "google-gemini". Available agents:'),
     "entire agent list": (0, ""),
-    f"entire checkpoint explain --generate {CHECKPOINT}": (
-        1,
-        f'no checkpoint or commit found matching "{CHECKPOINT}"',
-    ),
+    f"entire checkpoint explain --generate {CHECKPOINT}": (1, NO_CHECKPOINT),
+    f"entire checkpoint explain {CHECKPOINT}": (1, NO_CHECKPOINT),
     **{f"entire configure --summarize-provider {a}": (0, "") for a in AGENTS},
     "entire disable": (0, ""),
     "entire disable --uninstall": (

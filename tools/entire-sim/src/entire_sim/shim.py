@@ -288,6 +288,8 @@ def _checkpoint(args: list[str]) -> int:
         )
     if _repo() is None:
         return _fail("not a git repository")
+    if not target:
+        return _fail("entire: the simulator keeps no checkpoints to list: name one (none is found)")
     return _fail(f'no checkpoint or commit found matching "{target}"')
 
 
