@@ -208,7 +208,7 @@ class Simulator:
     # -- resume ---------------------------------------------------------------------------------------------
 
     def resume(self, name: str, session_id: str, *, chunk_size: int | None = None) -> dict[str, Any]:
-        """``entire resume``: restore the last stored transcript of a session through the plugin."""
+        """``entire session resume``: restore the last stored transcript of a session through the plugin."""
         plugin = self.plugin(name)
         try:
             return self._resume(plugin, session_id, chunk_size)
