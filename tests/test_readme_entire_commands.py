@@ -227,6 +227,14 @@ def check_all(world: World) -> None:
         p for i, command in enumerate(sorted(readme_runs())) for p in run_and_check(world, command, i)
     ]
     assert not problems, "\n".join(problems)
+    # The top-level README: where external_agents is not true, every hook of ours fails, exit 1.
+    repo = world.root / "repos" / "external-agents-off"
+    shutil.copytree(world.template, repo, symlinks=True)
+    (repo / ".entire" / "settings.local.json").write_text('{"external_agents": false}\n', encoding="utf-8")
+    for agent in AGENTS:
+        done = world.run(f"entire hooks {agent} session-start", repo)
+        unknown = f'unknown agent "{agent}" (not found as built-in or external plugin)'
+        assert (done.returncode, _message(done)) == (1, unknown), done
 
 
 # -- the real host ------------------------------------------------------------------------------------------
