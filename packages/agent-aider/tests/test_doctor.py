@@ -36,7 +36,7 @@ def failures(agent: AiderAgent) -> dict[str, str | None]:
 def test_a_ready_repository_passes(agent: AiderAgent) -> None:
     agent.install_hooks()
     report = doctor.diagnose(agent)
-    assert (report.exit_code, report.summary()) == (0, "result: 9 ok"), report.render()
+    assert (report.exit_code, report.summary()) == (0, "result: 10 ok"), report.render()
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")

@@ -211,6 +211,8 @@ def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.C
         f"ok    {agent.repo_root} is in a git repository",
         "FAIL  the `entire` command is not on PATH: every hook exits without recording",
         f"      fix: {INSTALL_ENTIRE}",
+        f"FAIL  Entire is not set up in {agent.repo_root}: every hook does nothing",
+        "      fix: `entire enable --agent openai-codex`",
         "skip  the Entire CLI finds this plugin (not checked: `entire` is not on PATH)",
         "ok    no stuck OpenAI Codex session (0 in the Entire CLI's session state)",
         f"FAIL  Entire's hooks are not installed: {hooks_path} does not exist",
@@ -218,7 +220,7 @@ def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.C
         "FAIL  the project is not trusted: Codex ignores .codex/ and every hook in it",
         "      fix: `entire-agent-openai-codex trust --project` (or run `codex` here and accept its trust prompt)",
         "skip  hook trust (not checked: Entire's hooks are not installed)",
-        "result: 4 failed, 2 ok, 2 not checked",
+        "result: 5 failed, 2 ok, 2 not checked",
     ]
     Path(agent.repo_root, ".codex").mkdir()
     Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}, "extra": 1}')
@@ -242,7 +244,7 @@ def test_doctor_passes_when_everything_is_in_place(agent: OpenAICodexAgent, tmp_
     agent.install_hooks()
     assert trust.trust_command(agent, ["--project"]) == 0
     report = doctor.diagnose(agent)
-    assert (report.exit_code, report.summary()) == (0, "result: 9 ok"), report.render()
+    assert (report.exit_code, report.summary()) == (0, "result: 10 ok"), report.render()
 
 
 def test_doctor_fails_on_a_project_config_codex_cannot_parse(agent: OpenAICodexAgent) -> None:

@@ -215,8 +215,8 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
     keys = [f"entire-google-gemini-{h}:{guard} {h}" for h in agent.hook_names]
     (gemini / "trusted_hooks.json").write_text(json.dumps({str(repo): keys}))
     report = doctor.diagnose(agent)
-    assert [check.status for check in report.checks] == ["ok"] * 11, report.render()
-    assert report.summary() == "result: 11 ok"
+    assert [check.status for check in report.checks] == ["ok"] * 12, report.render()
+    assert report.summary() == "result: 12 ok"
     assert "ok    the 7 installed hooks call `entire hooks google-gemini <hook>`" in report.render()
 
 
@@ -237,6 +237,7 @@ def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tupl
             f"`npm install -g @google/gemini-cli@{WINDOW.newest}`"
         ),
         "the `entire` command is not on PATH": chain.INSTALL_ENTIRE,
+        f"Entire is not set up in {repo}": "`entire enable --agent google-gemini`",
         "Gemini distrusts this folder": f'add "{os.path.realpath(repo)}": "TRUST_FOLDER" to {gemini / "trustedFolders.json"}',
         f"hooksConfig.disabled in {settings_path} turns off entire-google-gemini-after-agent": (
             f"remove entire-google-gemini-after-agent from hooksConfig.disabled in {settings_path}"
@@ -310,7 +311,7 @@ def test_doctor_command_exit_status(
     assert doctor.run(agent, []) == 0  # the warning about fingerprints does not fail
     out = capsys.readouterr().out
     assert "ok    folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
-    assert out.splitlines()[-1] == "result: 1 warning, 10 ok"
+    assert out.splitlines()[-1] == "result: 1 warning, 11 ok"
 
 
 def test_doctor_reads_commented_settings_as_gemini_does(

@@ -124,6 +124,27 @@ def test_a_host_that_reads_only_the_local_file_is_told_where_to_put_it(tmp_path:
     assert _run(agent)[0].exit_code == 0
 
 
+def test_entire_not_set_up_disabled_or_unreadable_fails(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+
+    def enabled() -> tuple[str, str | None, str]:
+        report = Report("t")
+        chain.check_enabled(report, agent)
+        (check,) = report.checks
+        return check.status, check.fix, check.what
+
+    status, fix, what = enabled()
+    assert (status, fix) == (FAIL, "`entire enable --agent chained`") and "is not set up" in what
+    _settings(agent, "settings.json", {"enabled": True})
+    assert enabled()[0] == OK
+    _settings(agent, "settings.local.json", {"enabled": False})  # the local file wins
+    status, fix, what = enabled()
+    assert (status, fix) == (FAIL, "`entire enable --agent chained`") and "is disabled" in what
+    Path(agent.repo_root, ".entire", "settings.local.json").write_text("{")
+    status, fix, what = enabled()
+    assert status == FAIL and fix is not None and fix.startswith("edit ") and "cannot be read" in what
+
+
 def test_the_plugin_missing_from_path_fails_with_its_install(tmp_path: Path) -> None:
     agent = _agent(tmp_path, plugin=False)
     _settings(agent, "settings.json", {"external_agents": True})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -130,3 +131,29 @@ def test_the_text_limit_can_be_shortened_never_lengthened() -> None:
     assert text_seconds({"ENTIRE_AGENT_TEXT_TIMEOUT": "2.5"}) == 2.5
     assert text_seconds({"ENTIRE_AGENT_TEXT_TIMEOUT": "90"}) == 25.0
     assert text_seconds({"ENTIRE_AGENT_TEXT_TIMEOUT": "soon"}) == 25.0
+
+
+@pytest.mark.skipif(os.name == "nt", reason="setsid is POSIX")
+def test_a_timeout_returns_even_when_an_escaped_process_holds_the_output(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    from entire_core.process import Guard
+
+    pidfile = tmp_path / "escaped"
+    code = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(60)\n"
+    )
+    started_at = time.monotonic()
+    try:
+        with Guard({}) as guard, pytest.raises(AgentError, match="did not answer within 1 s"):
+            guard.run(
+                [sys.executable, "-c", code], name="escapes", cwd=str(tmp_path), env=os.environ, timeout=1
+            )
+        assert time.monotonic() - started_at < 6
+    finally:
+        if pidfile.exists():
+            subprocess.run(["kill", "-9", pidfile.read_text()], check=False)

@@ -1,7 +1,7 @@
 """The chain a hook really walks, checked for ``doctor`` the same way for every agent.
 
 An agent's hook runs ``entire hooks <name> <hook>``; for that to record anything, every link must hold:
-the repository is a git repository, ``entire`` is on PATH in a version we support, the host finds
+the repository is a git repository with Entire enabled, ``entire`` is on PATH in a version we support, the host finds
 ``entire-agent-<name>`` (``external_agents`` on where that host reads it), the installed hooks call
 ``entire hooks <name>`` with hook names the plugin knows, and no session of ours is stuck in the host's
 session state. ``check_host`` makes the checks that need no agent knowledge; ``check_hook_commands``
@@ -70,6 +70,7 @@ def check_host(report: Report, agent: Agent, *, probe_timeout: float = PROBE_TIM
         report.skip("the Entire CLI finds this plugin", "not a git repository")
         report.skip("stuck sessions", "not a git repository")
         return Host(None, entire)
+    check_enabled(report, agent)
     if entire is None:
         report.skip("the Entire CLI finds this plugin", "`entire` is not on PATH")
     else:
@@ -190,6 +191,36 @@ def _settings(root: str, name: str) -> dict[str, Any]:
             return obj(json.load(f))
     except (OSError, ValueError):
         return {}
+
+
+def check_enabled(report: Report, agent: Agent) -> None:
+    """Entire set up and enabled here, as every hook checks first (and exits quietly when not)."""
+    import json
+
+    from entire_core.jsonvalues import obj
+
+    root = agent.repo_root
+    merged: dict[str, Any] = {}
+    found: list[str] = []
+    for name in ("settings.json", "settings.local.json"):  # the local file wins, as in the host's Load
+        path = os.path.join(root, ".entire", name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                merged.update(obj(json.load(f)))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            report.fail(f"{path} cannot be read ({exc}): the Entire CLI treats Entire as off and every hook "
+                        "does nothing", f"edit {path} until it is valid JSON")  # fmt: skip
+            return
+        found.append(name)
+    if not found:
+        report.fail(f"Entire is not set up in {root}: every hook does nothing", enable_command(agent.name))
+    elif merged.get("enabled", True) is False:
+        report.fail(f"Entire is disabled in {root} (`entire disable`): every hook does nothing",
+                    enable_command(agent.name))  # fmt: skip
+    else:
+        report.ok(f"Entire is enabled in {root} ({' and '.join('.entire/' + n for n in found)})")
 
 
 def check_host_finds_plugin(

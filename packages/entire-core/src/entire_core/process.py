@@ -160,7 +160,13 @@ class Guard:
             out, err = proc.communicate(stdin, timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            proc.communicate()
+            try:
+                proc.communicate(timeout=2)
+            except subprocess.TimeoutExpired:  # a process outside the group holds the pipes: leave them
+                for pipe in (proc.stdout, proc.stderr):
+                    if pipe is not None:
+                        pipe.close()
+                proc.wait()
             raise AgentError(f"{name} did not answer within {timeout:.0f} s") from None
         finally:
             _kill_group(proc)  # what the child left running in its group goes too
