@@ -74,7 +74,7 @@ def check_block(report: Report, agent: Agent) -> None:
         or values.get("notifications") is not True
     ):
         report.fail(f"Entire's block in {conf} was edited: Aider would not run Entire's command",
-                    "`entire-agent-aider install-hooks --force`")  # fmt: skip
+                    f"`{report.program} install-hooks --force`")  # fmt: skip
     else:
         report.ok(f"Entire's block is in {conf}", note=CONFIG_FLAG_NOTE)
 

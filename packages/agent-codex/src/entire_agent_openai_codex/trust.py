@@ -366,8 +366,6 @@ def read_hooks(path: str) -> tuple[dict[str, Any] | None, str]:
 
 # -- the trust command ----------------------------------------------------------------------------------
 
-PROGRAM = "entire-agent-openai-codex"
-
 
 def trust_command(agent: Agent, argv: list[str]) -> int:
     """Write trust entries for our installed hooks (and with ``--project``, the project) into config.toml.
@@ -375,7 +373,7 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
     The only code that writes the user's config.toml, and only when asked. The dispatcher has already
     refused flags other than ``--project`` and ``--remove``.
     """
-    from entire_core.cli import print_error
+    from entire_core.cli import print_error, program_name
     from entire_core.cli_flags import BOOL, parse_flags
     from entire_core.errors import ConfigError
 
@@ -419,7 +417,8 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
         print(f"{os.path.realpath(root)} was already a trusted project in {config_path}")
     config, _ = read_config(config_path)
     if project_trust(config, root) != "trusted":
+        program = program_name(agent.name)
         print(
-            f"\nThe project itself is not trusted, so Codex still ignores .codex/: run `{PROGRAM} trust --project`."
+            f"\nThe project itself is not trusted, so Codex still ignores .codex/: run `{program} trust --project`."
         )
     return 0

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
     from entire_agent_google_gemini.agent import GeminiAgent
 
-PROGRAM = "entire-agent-google-gemini"
 ENABLE = "`entire enable --agent google-gemini`"
 
 
@@ -71,7 +70,7 @@ def check_settings(report: Report, agent: GeminiAgent) -> dict[str, dict[str, An
         stale = sorted(k for k, v in obj(value.get("hooks")).items() if not isinstance(v, list))
         if stale:
             keys = ", ".join(f"hooks.{k}" for k in stale)
-            fix = (f"`{PROGRAM} install-hooks --force` (it drops them)" if layer == "project" else
+            fix = (f"`{report.program} install-hooks --force` (it drops them)" if layer == "project" else
                    f"in {path}, move {keys} under hooksConfig (" + ", ".join(f"hooksConfig.{k}" for k in stale) + ")")  # fmt: skip
             report.fail(
                 f"{layer} settings {path}: {keys} is not an event list; Gemini 0.33+ rejects the file", fix
@@ -117,7 +116,7 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
     if missing:
         report.fail(
             f"Entire's hooks missing or changed for {', '.join(missing)}",
-            f"`{PROGRAM} install-hooks --force`",
+            f"`{report.program} install-hooks --force`",
         )
     else:
         report.ok(f"hooks installed in {project}")

@@ -133,13 +133,18 @@ def one_line(message: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def program_name(agent_name: str) -> str:
+    """The console script of the agent registered as ``agent_name``: ``entire-agent-<name>``."""
+    return f"entire-agent-{agent_name}"
+
+
 def error_line(agent_name: str, subcommand: str, what: str, fix: str = "") -> str:
     """The one error format of every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``.
 
     ``subcommand`` is empty only when there is none to name (none given, or one that does not exist).
     One line, without its line break.
     """
-    where = f"entire-agent-{agent_name}" + (f" {subcommand}" if subcommand else "")
+    where = program_name(agent_name) + (f" {subcommand}" if subcommand else "")
     return one_line(f"{where}: {what}" + (f": {fix}" if fix else ""))
 
 
@@ -174,7 +179,7 @@ def _describe(exc: BaseException) -> tuple[str, str, int]:
 
 
 def _program(agent_cls: type[Agent]) -> str:
-    return f"entire-agent-{agent_cls.name}"
+    return program_name(agent_cls.name)
 
 
 def usage(agent_cls: type[Agent]) -> str:
