@@ -17,6 +17,7 @@ from entire_agent_aider import hooks, paths
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.doctor import Report
 
 OVERRIDES = ("AIDER_NOTIFICATIONS", "AIDER_NOTIFICATIONS_COMMAND")
@@ -141,6 +142,6 @@ def diagnose(agent: Agent) -> Report:
     return report
 
 
-def doctor(agent: Agent, argv: list[str]) -> int:
+def doctor(agent: Agent, flags: Flags) -> int:
     """Print the report; exit 1 when something stops turns from being recorded."""
     return diagnose(agent).print()

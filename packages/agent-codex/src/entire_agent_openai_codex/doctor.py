@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.doctor import Report
 
 
@@ -130,6 +131,6 @@ def diagnose(agent: Agent) -> Report:
     return report
 
 
-def doctor(agent: Agent, argv: list[str]) -> int:
+def doctor(agent: Agent, flags: Flags) -> int:
     """Print the report; exit 0 when Codex will run every Entire hook here, 1 otherwise."""
     return diagnose(agent).print()

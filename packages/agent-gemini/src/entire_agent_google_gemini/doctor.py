@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.doctor import Report
 
     from entire_agent_google_gemini.agent import GeminiAgent
@@ -255,7 +256,7 @@ def diagnose(agent: GeminiAgent, *, with_version: bool = True) -> Report:
     return report
 
 
-def run(agent: Agent, argv: list[str]) -> int:
+def run(agent: Agent, flags: Flags) -> int:
     """The ``doctor`` command: print the report; exit 1 when a check fails."""
     from entire_agent_google_gemini.agent import GeminiAgent
 

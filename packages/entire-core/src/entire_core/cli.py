@@ -339,34 +339,29 @@ def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answ
 
 
 def _run_human_command(agent_cls: type[Agent], command: object, args: list[str]) -> int:
+    """Parse the command's flags as it declares them, then call it with them; failures are one line."""
     from entire_core.agent import Command
 
     assert isinstance(command, Command)
     name = next(n for n, c in agent_cls.commands.items() if c is command)
+    program = _program(agent_cls)
     if args[:1] in (["--help"], ["-h"], ["-help"]):
-        sys.stdout.write(command.usage(_program(agent_cls), name))
+        sys.stdout.write(command.usage(program, name))
         return 0
-    if not command.args:
-        from entire_core.cli_flags import parse_flags
-        from entire_core.errors import UsageError
+    from entire_core.errors import UsageError
 
-        # A command without free arguments takes only the flags it declares ("--aider PATH" takes a value).
-        kinds = {flag.split()[0].lstrip("-"): STR if " " in flag else BOOL for flag in command.flags}
-        try:
-            parse_flags(args, kinds, program=f"{_program(agent_cls)} {name}")
-        except UsageError as exc:
-            print_error(agent_cls.name, name, str(exc), exc.fix)
-            return 2
-        except HelpRequested:
-            sys.stdout.write(command.usage(_program(agent_cls), name))
-            return 0
     try:
-        result = _load(command.target)(agent_cls(), args)
+        flags = command.parse(args, f"{program} {name}")
+    except UsageError as exc:
+        print_error(agent_cls.name, name, str(exc), exc.fix)
+        return 2
+    except HelpRequested:
+        sys.stdout.write(command.usage(program, name))
+        return 0
+    try:
+        result = _load(command.target)(agent_cls(), flags)
     except KeyboardInterrupt:
         return 130
-    except HelpRequested:  # a command that reads its own arguments found -h among them
-        sys.stdout.write(command.usage(_program(agent_cls), name))
-        return 0
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise
