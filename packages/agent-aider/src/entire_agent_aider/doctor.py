@@ -119,7 +119,8 @@ def check_programs(report: Report, agent: Agent) -> None:
 
     check_version(report, WINDOW, "aider", agent.env)
     # `entire` itself is checked with the rest of the chain (entire_core.chain).
-    tool, fix = "entire-agent-aider", "`uv tool install --compile-bytecode entire-agent-aider`"
+    tool = report.program
+    fix = f"`uv tool install --compile-bytecode {tool}`"
     found = shutil.which(tool, path=agent.env.get("PATH", os.defpath))
     if found:
         report.ok(f"{tool} is on PATH: {found}")
