@@ -494,8 +494,18 @@ def main(argv: list[str] | None = None) -> int:
         default="refs",
         help="`entire enable --checkpoint-backend` (default refs, v0.10.3's default)",
     )
+    parser.add_argument(
+        "--render", type=Path, help="print the tables of an earlier run's --json, and run nothing"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory and print its path")
     args = parser.parse_args(argv)
+    if args.render:
+        text, failures = render(json.loads(args.render.read_text(encoding="utf-8")))
+        print(
+            text
+            + f"\n\n{failures} stored field(s) differ from the scripted sessions (first run, 1 plugin on PATH)"
+        )
+        return 0
     entire_bin = os.environ.get("ENTIRE_BIN")
     if not entire_bin or not os.access(entire_bin, os.X_OK):
         line = "host_compare: skipped: needs ENTIRE_BIN=<path of the real Entire CLI binary>"
@@ -529,7 +539,6 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
         one.mkdir()
         (one / f"entire-agent-{name}").symlink_to(tool_bin / f"entire-agent-{name}")
     paths["3"] = [work / f"path-{name}" for name in PLUGINS]
-    tokens = json.loads((HERE / "expected.json").read_text(encoding="utf-8"))
     agents = args.agent or sorted(AGENTS)
     configs: list[tuple[str, str, str]] = []  # (agent, side, plugins on PATH)
     for agent in agents:
@@ -552,134 +561,144 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
             results[(agent, side, plugins)].append(replay)
             if not args.keep:
                 shutil.rmtree(replay.root, ignore_errors=True)
-    out: list[str] = []
-    out.append(
-        f"Host: `entire` {version or '?'} at ENTIRE_BIN; plugins from this checkout's wheels "
-        f"({head.stdout.strip()}); {args.runs} run(s) of each configuration.\n"
-    )
     dump: dict[str, Any] = {"host": version, "checkout": head.stdout.strip(), "runs": args.runs, "agents": {}}
-    out.append("### Checkpoint contents against the scripted sessions\n")
-    out.append(f"| agent | turn | field | built-in `{'`/`'.join(agents)}` | ours |")
-    out.append("|---|---|---|---|---|")
-    failures = 0
     for agent in agents:
-        sides: dict[str, list[dict[str, tuple[bool, str]]]] = {}
         for side in ("built-in", "ours"):
-            replay = results[(agent, side, "1")][0]
-            stored = replay.checkpoints
-            want = tokens[AGENTS[agent]["ours"]]
-            sides[side] = [
-                judge(t, s, want[i] if i < len(want) else {})
-                for i, (t, s) in enumerate(zip(replay.turns, stored, strict=True))
-            ]
-            same = all(
-                json.dumps(r.checkpoints, sort_keys=True, default=str)
-                == json.dumps(stored, sort_keys=True, default=str)
-                for r in results[(agent, side, "1")][1:]
-            )
+            first = results[(agent, side, "1")][0]
             dump["agents"].setdefault(agent, {})[side] = {
-                "turns": replay.turns,
-                "stored": stored,
-                "errors": replay.errors,
-                "same_every_run": same,
+                "name": first.name,
+                "turns": first.turns,
+                "stored": first.checkpoints,
+                "errors": first.errors,
+                "same_every_run": all(
+                    contents(r.checkpoints) == contents(first.checkpoints)
+                    for r in results[(agent, side, "1")][1:]
+                ),
             }
-            if replay.errors:
-                out.append(
-                    f"| {agent} | - | hook errors | {len(replay.errors)} |  |"
-                    if side == "built-in"
-                    else f"| {agent} | - | hook errors |  | {len(replay.errors)} |"
-                )
-        for i, turn in enumerate(results[(agent, "ours", "1")][0].turns):
-            label = f"{i + 1}: {', '.join(turn['prompts'])[:40]}"
-            fields = list(sides["ours"][i]) if i < len(sides["ours"]) else []
-            for field in fields:
-                cells = []
-                for side in ("built-in", "ours"):
-                    ok, text = sides[side][i].get(field, (False, "-"))
-                    failures += not ok
-                    cells.append(("ok " if ok else "**FAIL** ") + text.replace("|", "\\|"))
-                out.append(f"| {agent} | {label} | {field} | {cells[0]} | {cells[1]} |")
-                label = ""
-    out.append(
-        "\n### Wall time of the hook processes (ms: min / median / max; ratio ours / built-in, run by run)\n"
-    )
-    out.append(
-        "| agent | hook (calls per session) | built-in, 0 plugins | built-in, 1 | ours, 1 | ours/built-in, 1 "
-        "| built-in, 3 | ours, 3 | ours/built-in, 3 |"
-    )
-    out.append("|---|---|---|---|---|---|---|---|---|")
-    timing: dict[str, Any] = {}
-    for agent in agents:
-        rows: list[tuple[str, str]] = []
-        hooks: list[str] = []
-        for side in ("built-in", "ours"):
-            for t in results[(agent, side, "1")][0].timings:
-                if t["hook"] not in hooks:
-                    hooks.append(t["hook"])
-        turns = sorted({t["turn"] for t in results[(agent, "ours", "1")][0].timings})
-        keys = [("hook", h) for h in hooks] + [("turn", str(n)) for n in turns]
-        for kind, key in keys:
-            per: dict[tuple[str, str], list[float]] = {}
-            calls: dict[str, int] = {}
-            for side, plugins in (
-                ("built-in", "0"),
-                ("built-in", "1"),
-                ("ours", "1"),
-                ("built-in", "3"),
-                ("ours", "3"),
-            ):
-                values = []
-                for replay in results[(agent, side, plugins)]:
-                    if kind == "hook":
-                        picked = [t["ms"] for t in replay.timings if t["hook"] == key]
-                        calls[side] = len(picked)
-                        if picked:
-                            values.append(statistics.median(picked))
-                    else:
-                        picked = [
-                            t["ms"]
-                            for t in replay.timings
-                            if t["turn"] == int(key) and t["hook"] != "git commit"
-                        ]
-                        calls[side] = len(picked)
-                        values.append(sum(picked))
-                per[(side, plugins)] = values
-            name = (
-                f"`{key}` ({calls.get('built-in', 0)}/{calls.get('ours', 0)})"
-                if kind == "hook"
-                else f"turn {int(key) + 1}, all hooks ({calls.get('built-in', 0)}/{calls.get('ours', 0)} processes)"
-            )
-            ratios = {}
-            for plugins in ("1", "3"):
-                a, b = per[("ours", plugins)], per[("built-in", plugins)]
-                ratios[plugins] = [x / y for x, y in zip(a, b, strict=False) if y] if a and b else []
-            timing.setdefault(agent, {})[name] = {f"{s} {p}": v for (s, p), v in per.items()}
-            rows.append(
-                (
-                    name,
-                    " | ".join(
-                        [
-                            stats(per[("built-in", "0")]),
-                            stats(per[("built-in", "1")]),
-                            stats(per[("ours", "1")]),
-                            ratio_stats(ratios["1"]),
-                            stats(per[("built-in", "3")]),
-                            stats(per[("ours", "3")]),
-                            ratio_stats(ratios["3"]),
-                        ]
-                    ),
-                )
-            )
-        for name, cells in rows:
-            out.append(f"| {agent} | {name} | {cells} |")
-    dump["timing"] = timing
-    print("\n".join(out))
+    dump["timing"] = {agent: timing_rows(agent, results) for agent in agents}
     if args.json:
-        args.json.write_text(json.dumps(dump, indent=1, default=str) + "\n", encoding="utf-8")
-    print(
-        f"\n{failures} stored field(s) differ from the scripted sessions (both sides, first run, 1 plugin on PATH)"
-    )
+        args.json.write_text(json.dumps(dump, indent=1) + "\n", encoding="utf-8")
+    text, failures = render(dump)
+    print(text)
+    print(f"\n{failures} stored field(s) differ from the scripted sessions (first run, 1 plugin on PATH)")
     return 0
+
+
+def contents(stored: list[dict[str, Any]]) -> str:
+    """What a run stored, less the checkpoint ids (new in every run)."""
+    return json.dumps([{k: v for k, v in c.items() if k != "checkpoint"} for c in stored], sort_keys=True)
+
+
+SIDES = (("built-in", "0"), ("built-in", "1"), ("ours", "1"), ("built-in", "3"), ("ours", "3"))
+
+
+def timing_rows(
+    agent: str, results: dict[tuple[str, str, str], list[Replay]]
+) -> dict[str, dict[str, list[float]]]:
+    """Row name -> "<side> <plugins on PATH>" -> one figure per run: per hook the median of its calls in the
+    session, per turn the sum of the turn's hook processes (the commit is its own row)."""
+    hooks: list[str] = []
+    for side in ("built-in", "ours"):
+        for t in results[(agent, side, "1")][0].timings:
+            if t["hook"] not in hooks:
+                hooks.append(t["hook"])
+    turns = sorted({t["turn"] for t in results[(agent, "ours", "1")][0].timings})
+    rows: dict[str, dict[str, list[float]]] = {}
+    for kind, key in [("hook", h) for h in hooks] + [("turn", str(n)) for n in turns]:
+        per: dict[str, list[float]] = {}
+        calls: dict[str, int] = {}
+        for side, plugins in SIDES:
+            values: list[float] = []
+            for replay in results[(agent, side, plugins)]:
+                if kind == "hook":
+                    picked = [t["ms"] for t in replay.timings if t["hook"] == key]
+                    if picked:
+                        values.append(statistics.median(picked))
+                else:
+                    picked = [
+                        t["ms"] for t in replay.timings if t["turn"] == int(key) and t["hook"] != "git commit"
+                    ]
+                    values.append(sum(picked))
+                calls[side] = len(picked)
+            per[f"{side} {plugins}"] = values
+        counts = f"{calls.get('built-in', 0)}/{calls.get('ours', 0)}"
+        name = (
+            f"`{key}` ({counts})"
+            if kind == "hook"
+            else f"turn {int(key) + 1}, all hooks ({counts} processes)"
+        )
+        rows[name] = per
+    return rows
+
+
+def render(dump: dict[str, Any]) -> tuple[str, int]:
+    """The two tables (markdown) from the figures ``--json`` writes, and how many stored fields failed."""
+    tokens = json.loads((HERE / "expected.json").read_text(encoding="utf-8"))
+    agents = list(dump["agents"])
+    out = [
+        f"Host: `entire` {dump['host'].splitlines()[0] if dump['host'] else '?'} (ENTIRE_BIN); our plugins from the "
+        f"wheels of checkout {dump['checkout']}; {dump['runs']} run(s) of each configuration.\n",
+        "Checkpoint contents against the scripted sessions (turn by turn; what was stored where it differs):\n",
+        "| agent | field | built-in | ours |",
+        "|---|---|---|---|",
+    ]
+    failures = 0
+    notes: list[str] = []
+    for agent in agents:
+        verdicts: dict[str, list[dict[str, tuple[bool, str]]]] = {}
+        for side in ("built-in", "ours"):
+            record = dump["agents"][agent][side]
+            want = tokens[AGENTS[agent]["ours"]]
+            verdicts[side] = [
+                judge(t, s, want[i] if i < len(want) else {})
+                for i, (t, s) in enumerate(zip(record["turns"], record["stored"], strict=True))
+            ]
+            if record["errors"]:
+                notes.append(
+                    f"{agent} {side}: {len(record['errors'])} hook(s) failed: {record['errors'][0][:200]}"
+                )
+            if not record["same_every_run"]:
+                notes.append(
+                    f"{agent} {side}: the stored contents differed between runs (the first run is shown)"
+                )
+        turns = dump["agents"][agent]["ours"]["turns"]
+        notes.append(f"{agent} turns: " + "; ".join(f"{i + 1} = {json.dumps(', '.join(t['prompts']))}"
+                                                      for i, t in enumerate(turns)))  # fmt: skip
+        fields: list[str] = []
+        for turn in verdicts["ours"] + verdicts["built-in"]:
+            fields += [f for f in turn if f not in fields]
+        for field in fields:
+            cells: list[str] = []
+            for side in ("built-in", "ours"):
+                parts: list[str] = []
+                for i, turn in enumerate(verdicts[side]):
+                    ok, text = turn.get(field, (False, "-"))
+                    failures += not ok
+                    parts.append(f"{i + 1} ok" if ok else f"{i + 1} **FAIL** {text.replace('|', '/')}")
+                cells.append("; ".join(parts))
+            name = f"`{agent}` / `{AGENTS[agent]['ours']}`"
+            out.append(f"| {name} | {field} | {cells[0]} | {cells[1]} |")
+    out += ["", *[f"- {n}" for n in notes], ""]
+    out += [
+        "Wall time of each hook process, `entire hooks <agent> <hook>` (ms, min / median / max over the runs; per hook "
+        "the median of its calls in a session; calls built-in/ours in brackets), with 0, 1 or 3 of our plugins on "
+        "PATH; ours / built-in taken run by run in the same configuration:\n",
+        "| agent | hook | built-in, 0 | built-in, 1 | ours, 1 | ours / built-in, 1 | built-in, 3 | ours, 3 "
+        "| ours / built-in, 3 |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for agent in agents:
+        for name, per in dump["timing"][agent].items():
+            ratios: dict[str, list[float]] = {}
+            for plugins in ("1", "3"):
+                a, b = per[f"ours {plugins}"], per[f"built-in {plugins}"]
+                ratios[plugins] = [x / y for x, y in zip(a, b, strict=False) if y] if a and b else []
+            cells = [
+                stats(per["built-in 0"]), stats(per["built-in 1"]), stats(per["ours 1"]), ratio_stats(ratios["1"]),
+                stats(per["built-in 3"]), stats(per["ours 3"]), ratio_stats(ratios["3"]),
+            ]  # fmt: skip
+            out.append(f"| {agent} | {name} | {' | '.join(cells)} |")
+    return "\n".join(out), failures
 
 
 if __name__ == "__main__":
