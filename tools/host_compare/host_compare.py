@@ -19,6 +19,11 @@ hooks), ours those it installs; events only one side hooks are run for that side
 prints one line and exits 0 (1 with ``ENTIRE_HOST=1``).
 
     uv run --locked --all-packages python tools/host_compare/host_compare.py [--runs 5] [--agent codex] [--json F]
+    uv run --locked --all-packages python tools/host_compare/host_compare.py --render F   # F's tables again
+
+The sessions are the packages' own, so a checkout whose plugins changed is measured as it is. The captured Codex
+session's second turn deleted ``shell.txt``, which its replay manifest leaves out; this replay deletes it.
+Per turn, the user commits after the agent's turn-end hook (and its session-end, where that follows at once).
 """
 
 from __future__ import annotations
@@ -570,9 +575,8 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
                 "turns": first.turns,
                 "stored": first.checkpoints,
                 "errors": first.errors,
-                "same_every_run": all(
-                    contents(r.checkpoints) == contents(first.checkpoints)
-                    for r in results[(agent, side, "1")][1:]
+                "differs_between_runs": sorted(
+                    {d for r in results[(agent, side, "1")][1:] for d in differences(first, r)}
                 ),
             }
     dump["timing"] = {agent: timing_rows(agent, results) for agent in agents}
@@ -584,9 +588,20 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
     return 0
 
 
-def contents(stored: list[dict[str, Any]]) -> str:
-    """What a run stored, less the checkpoint ids (new in every run)."""
-    return json.dumps([{k: v for k, v in c.items() if k != "checkpoint"} for c in stored], sort_keys=True)
+def differences(one: Replay, other: Replay) -> list[str]:
+    """``turn N: field`` where two runs stored differently. Checkpoint ids are new in every run, and the session
+    files hold each run's own paths: for ``full.jsonl`` what counts is whether it is the run's session file."""
+    found: list[str] = []
+    for i, (a, b) in enumerate(zip(one.checkpoints, other.checkpoints, strict=False)):
+        for key in sorted((set(a) | set(b)) - {"checkpoint", "content_hash", "full_sha256"}):
+            if a.get(key) != b.get(key):
+                found.append(f"turn {i + 1}: {key}")
+        mine = [
+            c.get("full_sha256") == t["session_sha256"] for c, t in ((a, one.turns[i]), (b, other.turns[i]))
+        ]
+        if mine[0] != mine[1]:
+            found.append(f"turn {i + 1}: full.jsonl")
+    return found
 
 
 SIDES = (("built-in", "0"), ("built-in", "1"), ("ours", "1"), ("built-in", "3"), ("ours", "3"))
@@ -657,9 +672,9 @@ def render(dump: dict[str, Any]) -> tuple[str, int]:
                 notes.append(
                     f"{agent} {side}: {len(record['errors'])} hook(s) failed: {record['errors'][0][:200]}"
                 )
-            if not record["same_every_run"]:
+            if record.get("differs_between_runs"):
                 notes.append(
-                    f"{agent} {side}: the stored contents differed between runs (the first run is shown)"
+                    f"{agent} {side}: other runs stored differently: {', '.join(record['differs_between_runs'])}"
                 )
         turns = dump["agents"][agent]["ours"]["turns"]
         notes.append(f"{agent} turns: " + "; ".join(f"{i + 1} = {json.dumps(', '.join(t['prompts']))}"
@@ -672,7 +687,10 @@ def render(dump: dict[str, Any]) -> tuple[str, int]:
             for side in ("built-in", "ours"):
                 parts: list[str] = []
                 for i, turn in enumerate(verdicts[side]):
-                    ok, text = turn.get(field, (False, "-"))
+                    if field not in turn:  # no commit in this turn, so nothing to judge
+                        parts.append(f"{i + 1} -")
+                        continue
+                    ok, text = turn[field]
                     failures += not ok
                     parts.append(f"{i + 1} ok" if ok else f"{i + 1} **FAIL** {text.replace('|', '/')}")
                 cells.append("; ".join(parts))

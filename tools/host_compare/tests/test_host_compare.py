@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -87,6 +88,50 @@ def test_each_wrong_field_fails_and_shows_what_was_stored() -> None:
         "7 bytes, the file child.jsonl",
     )
     empty = '{"type":"user","content":[{"text":""}]}\n'
-    assert judge(TURN, stored(transcript=empty), WANT)["transcript.jsonl"] == (False, "0/1 prompts, 0/1 replies")
+    assert judge(TURN, stored(transcript=empty), WANT)["transcript.jsonl"] == (
+        False,
+        "0/1 prompts, 0/1 replies",
+    )
     assert judge(TURN, stored(sessions=0), WANT) == {"checkpoint": (False, "checkpoint without a session")}
     assert judge(TURN, stored(checkpoint=None, sessions=0), WANT) == {"checkpoint": (False, "no checkpoint")}
+
+
+def test_render_prints_both_tables_from_a_saved_run(tmp_path: Path) -> None:
+    """``--render`` (the README's second command) prints the tables of a ``--json`` file and runs nothing."""
+    other = {**TURN, "commit": None}
+    scripted = json.loads((SCRIPT.parent / "expected.json").read_text(encoding="utf-8"))["openai-codex"][0]
+    side = {
+        "turns": [TURN, other],
+        "stored": [stored(token_usage=scripted), {"checkpoint": None}],
+        "errors": [],
+        "same_every_run": True,
+    }
+    wrong = {**side, "stored": [stored(token_usage=None), {"checkpoint": None}]}
+    per = {"built-in 0": [10.0, 12.0], "built-in 1": [10.0, 20.0], "ours 1": [30.0, 50.0],
+           "built-in 3": [10.0], "ours 3": [40.0]}  # fmt: skip
+    dump = {
+        "host": "Entire CLI dev\nGo version: go1.26",
+        "checkout": "abc123",
+        "runs": 2,
+        "agents": {"codex": {"built-in": wrong, "ours": side}},
+        "timing": {"codex": {"`session-end` (3/3)": per}},
+    }
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps(dump), encoding="utf-8")
+    clean = {k: v for k, v in os.environ.items() if k not in ("ENTIRE_BIN", "ENTIRE_HOST")}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--render", str(saved)],
+        cwd=tmp_path,
+        env=clean,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(
+        "Host: `entire` Entire CLI dev (ENTIRE_BIN); our plugins from the wheels of checkout abc123"
+    )
+    assert "| `codex` / `openai-codex` | token_usage | 1 **FAIL** none; 2 - | 1 ok; 2 - |" in lines
+    assert "| codex | `session-end` (3/3) | 10 / 11 / 12 | 10 / 15 / 20 | 30 / 40 / 50 | 2.50 / **2.75** / 3.00 " \
+        "| 10 / 10 / 10 | 40 / 40 / 40 | 4.00 / **4.00** / 4.00 |" in lines  # fmt: skip
+    assert lines[-1] == "1 stored field(s) differ from the scripted sessions (first run, 1 plugin on PATH)"
