@@ -560,7 +560,7 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
         for agent, side, plugins in configs:
             counter += 1
             dirs = [work / f"path-{AGENTS[agent]['ours']}"] if plugins == "1" else paths[plugins]
-            replay = Replay(agent, side, dirs, work / f"r{counter}", entire_bin, args.checkpoint_backend)
+            replay = Replay(agent, side, dirs, work / f"r{counter:04d}", entire_bin, args.checkpoint_backend)
             replay.run()
             replay.checkpoints = replay.stored()
             results[(agent, side, plugins)].append(replay)
@@ -593,7 +593,7 @@ def differences(one: Replay, other: Replay) -> list[str]:
     files hold each run's own paths: for ``full.jsonl`` what counts is whether it is the run's session file."""
     found: list[str] = []
     for i, (a, b) in enumerate(zip(one.checkpoints, other.checkpoints, strict=False)):
-        for key in sorted((set(a) | set(b)) - {"checkpoint", "content_hash", "full_sha256"}):
+        for key in sorted((set(a) | set(b)) - {"checkpoint", "content_hash", "full_sha256", "full_bytes"}):
             if a.get(key) != b.get(key):
                 found.append(f"turn {i + 1}: {key}")
         mine = [
