@@ -82,6 +82,14 @@ RUN_BY: dict[str, str] = {
         "tools/compliance/tests/test_run.py (`make -n` of it, and `make compliance` without SUITE; "
         "the run itself by hand: it needs the built suite and Go)"
     ),
+    "ENTIRE_BIN=/path/to/entire uv run --locked --all-packages python tools/host_compare/host_compare.py "
+    "--runs 5 --json host-compare.json": (
+        "tools/host_compare/tests/test_host_compare.py (without ENTIRE_BIN: its one-line skip, and its failure "
+        "under ENTIRE_HOST=1); with a host by hand: it needs Entire's binary, which is never in this repository"
+    ),
+    "uv run --locked --all-packages python tools/host_compare/host_compare.py --render host-compare.json": (
+        "tools/host_compare/tests/test_host_compare.py::test_render_prints_both_tables_from_a_saved_run"
+    ),
 }
 """Each README command and the test that runs it. A command added to a README must be added here."""
 
