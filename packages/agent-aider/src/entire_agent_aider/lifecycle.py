@@ -47,7 +47,7 @@ HOOK_OF_TYPE = {
 class Trigger:
     """What made this ``parse-hook`` call: a notification, the launcher's tail, start or exit."""
 
-    __slots__ = ("claim_start", "exited", "notification", "session", "time")
+    __slots__ = ("claim_start", "exited", "notification", "session", "time", "turn_over")
 
     def __init__(
         self,
@@ -57,6 +57,7 @@ class Trigger:
         session: str = "",
         claim_start: int | None = None,
         exited: bool = False,
+        turn_over: bool = False,
     ) -> None:
         self.time = time
         self.notification = notification
@@ -66,6 +67,8 @@ class Trigger:
         """At the launcher's start: the history file's size before Aider runs."""
         self.exited = exited
         """At the launcher's end: the Aider process of ``session`` has exited."""
+        self.turn_over = turn_over
+        """From inside the launcher's Aider: it asks for the next input, so the open turn is over."""
 
 
 def stable_session_id(history: str, header: str, ordinal: int) -> str:
@@ -280,12 +283,15 @@ class Machine:
             self._exited(end)
 
     def _at_end(self, cur: dict[str, Any], session: Session, end: int) -> None:
-        """At a notification, end the open turn of the last session unless edits are still pending."""
+        """End the open turn of the last session: Aider asks for the next input (``turn_over``), or, at a
+        notification, unless edits are still pending."""
         open_turn = cur.get("open")
-        if open_turn is None or open_turn.get("ended") or not self.trigger.notification:
+        if open_turn is None or open_turn.get("ended"):
+            return
+        if not (self.trigger.notification or self.trigger.turn_over):
             return
         last = session.turns[-1] if session.turns else None
-        if last is not None and last.is_llm and not last.pending_edits:
+        if last is not None and last.is_llm and (self.trigger.turn_over or not last.pending_edits):
             self._emit(EventType.TURN_END, cur, end)
             cur["last_end"] = end
             open_turn["ended"] = True
