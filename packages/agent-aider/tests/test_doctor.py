@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,11 @@ from entire_core.testing.pytest_plugin import MakeAgent
 def agent(tmp_path: Path, make_agent: MakeAgent) -> AiderAgent:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name, body in (("aider", f"echo 'aider {WINDOW.newest}'"), ("entire", "exit 0"),
-                       ("entire-agent-aider", "exit 0")):  # fmt: skip
+    # Aider is a Python script (a uv tool or pipx install), which the launcher can hook into.
+    (bin_dir / "aider").write_text(f"#!{sys.executable}\nprint('aider {WINDOW.newest}')\n")
+    for name, body in (("entire", "exit 0"), ("entire-agent-aider", "exit 0")):
         (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+    for name in ("aider", "entire", "entire-agent-aider"):
         (bin_dir / name).chmod(0o755)
     return make_agent(AiderAgent, git=False, PATH=str(bin_dir))
 
@@ -32,7 +35,22 @@ def failures(agent: AiderAgent) -> dict[str, str | None]:
 def test_a_ready_repository_passes(agent: AiderAgent) -> None:
     agent.install_hooks()
     report = doctor.diagnose(agent)
-    assert (report.exit_code, report.summary()) == (0, "result: 6 ok"), report.render()
+    assert (report.exit_code, report.summary()) == (0, "result: 1 warning, 6 ok"), report.render()
+    [warning] = [c for c in report.checks if c.status == "WARN"]
+    assert warning.what.startswith("plain `aider` records no checkpoints")
+    assert warning.fix == "start Aider with `entire-agent-aider run -- <aider arguments>`"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_an_aider_that_is_no_python_script_cannot_be_launched(agent: AiderAgent) -> None:
+    agent.install_hooks()
+    aider = Path(agent.env["PATH"], "aider")
+    aider.write_text(f"#!/bin/sh\necho 'aider {WINDOW.newest}'\n")  # a wrapper the launcher cannot see into
+    [(what, fix)] = failures(agent).items()
+    assert what == "cannot find the Python that runs `aider`, so `entire-agent-aider run` cannot hook into it"
+    assert fix is not None and "uv tool install aider-chat" in fix
+    aider.write_text(f"#!{sys.executable}\nprint('aider {WINDOW.newest}')\n")  # the fix: a Python tool
+    assert failures(agent) == {}
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
