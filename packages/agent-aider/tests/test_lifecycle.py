@@ -227,10 +227,13 @@ def test_a_chat_command_and_its_echo_are_one_turn(tmp_path: Path) -> None:
     data = (Path(__file__).parent / "data" / "ask-commands.chat.history.md").read_bytes()
     repo = Repo(tmp_path, data)
     typed = data.index(b"#### /ask What does greet do?  \n")
-    # The launcher's tail sees the typed block before Aider has logged the echo.
+    # The launcher's Aider calls the model when only the typed block is logged, not yet the echo.
+    repo.grow(0)
+    launcher = {"source": "launcher", "session": "aider-run-1"}
+    assert [kind for kind, _, _ in repo.drain("session-start", **launcher, start_offset=0)] == [1]
     repo.grow(repo.after(b"#### /ask What", typed))
-    started = repo.drain("turn-start", source="launcher")
-    assert [(kind, prompt) for kind, prompt, _ in started] == [(1, ""), (2, "/ask What does greet do?")]
+    started = repo.drain("turn-start", **launcher)
+    assert [(kind, prompt) for kind, prompt, _ in started] == [(2, "/ask What does greet do?")]
     # The echo and the reply follow; the notification ends that one turn, and starts no other.
     repo.grow(repo.after(b"> Tokens: ", typed))
     assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(3, "")]
@@ -262,7 +265,9 @@ def test_the_launchers_turn_over_ends_a_turn_a_notification_leaves_open(tmp_path
 
 
 def test_sync_brings_the_launched_sessions_view_to_the_end_of_the_history(tmp_path: Path) -> None:
-    repo = Repo(tmp_path, PENDING + b"> Applied edit to NOTES.md  \n> Commit 1234567 feat: notes  \n> half a li")
+    repo = Repo(
+        tmp_path, PENDING + b"> Applied edit to NOTES.md  \n> Commit 1234567 feat: notes  \n> half a li"
+    )
     repo.grow(0)
     launcher = {"source": "launcher", "session": "aider-run-1"}
     repo.drain("session-start", **launcher, start_offset=0)
@@ -276,3 +281,30 @@ def test_sync_brings_the_launched_sessions_view_to_the_end_of_the_history(tmp_pa
     assert events.sync(repo.agent, argv) == 0
     assert view.read_bytes() == repo.data[: repo.data.rindex(b"\n") + 1]  # every complete line, no further
     assert repo.drain(**launcher, turn_over=True) == [(3, "", view.stat().st_size)]
+
+
+def test_a_plain_aider_between_launched_sessions_is_read_past_not_reported(tmp_path: Path) -> None:
+    # Plain aider's notification reports nothing; the next launched session must not report its turns
+    # either: its commits are long made, and its data would land on the launched session's commits.
+    def session(minute: int, prompt: str) -> bytes:
+        return (
+            f"\n# aider chat started at 2026-11-30 03:{minute:02d}:00\n\n> Aider v0.86.2  \n\n#### {prompt}  \n\n"
+            "A reply.\n\n> Tokens: 1.2k sent, 56 received.  \n"
+        ).encode()
+
+    first, plain, last = session(1, "LAUNCHED 1"), session(2, "PLAIN"), session(3, "LAUNCHED 2")
+    repo = Repo(tmp_path, first + plain + last)
+    repo.grow(0)
+    one = {"source": "launcher", "session": "aider-run-1"}
+    assert repo.drain("session-start", **one, start_offset=0) == [(1, "", 0)]
+    repo.grow(len(first))
+    assert [e[:2] for e in repo.drain("turn-start", **one)] == [(2, "LAUNCHED 1")]
+    assert [e[0] for e in repo.drain(**one, exited=True)] == [3, 5]
+    repo.grow(len(first + plain))  # plain aider: no hook at all
+    two = {"source": "launcher", "session": "aider-run-2"}
+    start = len(first + plain)
+    assert repo.drain("session-start", **two, start_offset=start) == [(1, "", 0)]
+    repo.grow(len(repo.data))
+    assert [e[:2] for e in repo.drain("turn-start", **two)] == [(2, "LAUNCHED 2")]
+    assert [e[0] for e in repo.drain(**two, turn_over=True)] == [3]
+    assert repo.ids() == ["aider-run-1", "aider-run-2"]

@@ -49,6 +49,7 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
         claim_start=claim_start,
         exited=exited,
         turn_over=turn_over,
+        launcher=launcher,
     )
     scratch = Scratch(repo_root, agent.name)
     with locks.exclusive(store.state_path(scratch, history) + ".lock"):

@@ -47,7 +47,7 @@ HOOK_OF_TYPE = {
 class Trigger:
     """What made this ``parse-hook`` call: a notification, the launcher's tail, start or exit."""
 
-    __slots__ = ("claim_start", "exited", "notification", "session", "time", "turn_over")
+    __slots__ = ("claim_start", "exited", "launcher", "notification", "session", "time", "turn_over")
 
     def __init__(
         self,
@@ -58,6 +58,7 @@ class Trigger:
         claim_start: int | None = None,
         exited: bool = False,
         turn_over: bool = False,
+        launcher: bool = False,
     ) -> None:
         self.time = time
         self.notification = notification
@@ -68,6 +69,8 @@ class Trigger:
         self.exited = exited
         """At the launcher's end: the Aider process of ``session`` has exited."""
         self.turn_over = turn_over
+        self.launcher = launcher
+        """From the launcher (or its Aider): sessions it did not start are read past, never reported."""
         """From inside the launcher's Aider: it asks for the next input, so the open turn is over."""
 
 
@@ -94,6 +97,8 @@ class Machine:
     # -- queue ------------------------------------------------------------------------------------------
 
     def _emit(self, type: int, cur: dict[str, Any], upto: int, prompt: str = "") -> None:
+        if cur.get("quiet"):
+            return  # a plain Aider's session, found by the launcher: its turns reached no one in time
         self.queue.append(
             {
                 "type": type,
@@ -141,6 +146,10 @@ class Machine:
         else:
             ordinal = self._ordinal(session.header or "", start)
             cur = {"id": stable_session_id(self.history, session.header or "", ordinal), "start": start}
+            if self.trigger.launcher:
+                # Plain Aider ran here (its notification reports nothing): its commits are made, and
+                # its turns told now would land on the launched session's commits.
+                cur["quiet"] = True
         cur.update({"header": session.header, "model": session.model or "", "open": None, "done": start})
         cur["last_end"] = cur["start"]
         if not cur.get("started"):
