@@ -330,7 +330,7 @@ def score(repo: Path, report: dict[str, Any]) -> list[tuple[str, bool, str]]:
     ids = [next(iter(v)) if len(v) == 1 else None for v in sessions.values()]
     check(
         "one session id per launched session, distinct",
-        None not in ids and len(set(ids)) == len(ids),
+        len(ids) == 2 and None not in ids and len(set(ids)) == 2,
         str(sessions),
     )
     msg = git(repo, "log", "-1", "--format=%B", report["user_commit"])
