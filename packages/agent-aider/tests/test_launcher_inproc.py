@@ -182,3 +182,13 @@ def test_aiders_interpreter_is_read_from_its_script(tmp_path: Path, head: str, f
     expected = os.path.realpath(sys.executable) if found else None
     got = launcher.aider_interpreter(str(script))
     assert (os.path.realpath(got) if got else None) == expected
+
+
+def test_a_windows_aider_exe_runs_with_the_python_beside_it(tmp_path: Path) -> None:
+    scripts = tmp_path / "Scripts"
+    scripts.mkdir()
+    (scripts / "aider.exe").write_bytes(b"MZ\x90\x00 a console-script launcher")
+    (scripts / "aider.exe").chmod(0o755)  # found on PATH as Windows finds it
+    assert launcher.aider_interpreter(str(scripts / "aider.exe")) is None  # no Python beside it
+    (scripts / "python.exe").write_bytes(b"MZ")
+    assert launcher.aider_interpreter(str(scripts / "aider.exe")) == str(scripts / "python.exe")

@@ -57,7 +57,8 @@ def aider_interpreter(aider: str, path: str | None = None) -> str | None:
     """The Python that runs the ``aider`` executable (from its ``#!`` line), or None when it is not a Python script.
 
     uv, pipx and pip name the interpreter on the first line, or (pip, for a long path) in a ``'''exec' PY``
-    line of a ``/bin/sh`` header.
+    line of a ``/bin/sh`` header. An ``aider.exe`` (Windows' console-script launcher) has none: its
+    environment's ``python.exe`` sits beside it.
     """
     import shlex
     import shutil
@@ -71,7 +72,8 @@ def aider_interpreter(aider: str, path: str | None = None) -> str | None:
     except OSError:
         return None
     if not head or not head[0].startswith("#!"):
-        return None
+        beside = os.path.join(os.path.dirname(script), "python.exe")
+        return beside if script.lower().endswith(".exe") and os.path.isfile(beside) else None
     try:
         words = shlex.split(head[0][2:].strip())
     except ValueError:
