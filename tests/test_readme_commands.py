@@ -42,6 +42,9 @@ RUN_BY: dict[str, str] = {
     "entire enable --agent aider": WALKTHROUGH,
     "entire-agent-aider doctor": WALKTHROUGH,
     "uv tool uninstall entire-agent-aider": WALKTHROUGH,
+    "entire-agent-aider run -- --model sonnet": (
+        "packages/agent-aider/tests/e2e (the launcher, `entire-agent-aider run -- ...`, around real Aider)"
+    ),
     "entire-agent-aider run -- --model sonnet src/app.py": (
         "packages/agent-aider/tests/e2e (the launcher, `entire-agent-aider run -- ...`, around real Aider)"
     ),
@@ -64,7 +67,8 @@ RUN_BY: dict[str, str] = {
     "Creating hello.txt.\\n\\n> Tokens: 1.2k sent, 40 received.  \\n> Applied edit to hello.txt  \\n' "
     "> .aider.chat.history.md": BY_HAND,
     "echo hello > hello.txt": BY_HAND,
-    "entire-agent-aider notify": BY_HAND,
+    'for hook in session-start turn-start turn-end; do echo \'{"source": "notification"}\' | '
+    "entire hooks aider $hook; done": BY_HAND,
     "entire-sim report": BY_HAND,
     "entire-sim resume --agent aider --session-id aider-20260101-100000-<hash from the report>": BY_HAND,
     "uv run python tools/release/bump.py minor --notes-file notes.md": (
@@ -182,7 +186,7 @@ def test_drive_a_session_by_hand(tmp_path: Path) -> None:
     assert "turn 1: prompt  Add a hello.txt file" in out and "files   hello.txt" in out
     assert "tokens  input 1200, output 40" in out
     assert re.search(
-        r"To continue this session: aider --chat-history-file "
+        r"To continue this session: entire-agent-aider run -- --chat-history-file "
         r"\.entire/tmp/entire-agent-aider/aider-20260101-100000-[0-9a-f]{10}\.md --restore-chat-history",
         out,
     ), out

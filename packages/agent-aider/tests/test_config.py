@@ -129,6 +129,7 @@ def test_a_users_file_with_a_0_1_0_block_keeps_the_users_lines(agent: AiderAgent
     ("content", "message"),
     [
         (b"notifications: false\n", "already sets 'notifications'"),
+        (b"notifications: false\n", "run 'entire enable --agent aider' again"),
         (
             b"notifications-command: say done\nnotifications: true\n",
             "'notifications' and 'notifications-command'",

@@ -151,15 +151,30 @@ def test_the_resume_command_names_the_sessions_slice_relative_to_the_repository(
     from entire_agent_aider.agent import AiderAgent
     from entire_core.scratch import Scratch
 
-    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)}, cwd=str(tmp_path))
+    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
     command = agent.format_resume_command("aider-run-1")
-    assert (
-        command
-        == "aider --chat-history-file .entire/tmp/entire-agent-aider/aider-run-1.md --restore-chat-history"
+    assert command == (
+        "entire-agent-aider run -- --chat-history-file .entire/tmp/entire-agent-aider/aider-run-1.md"
+        " --restore-chat-history"
     )
-    assert os.path.join(tmp_path, command.split()[2]) == state.session_ref(
-        Scratch(str(tmp_path), agent.name), "aider-run-1"
-    )
+    restored = state.session_ref(Scratch(str(tmp_path), agent.name), "aider-run-1")
+    assert os.path.join(tmp_path, command.split()[4]) == restored
+    assert not os.path.exists(restored)  # nothing to restore from: the place write-session would use
+
+
+def test_the_resume_command_names_a_file_that_exists_when_the_cli_kept_its_local_log(tmp_path: Path) -> None:
+    # `entire session resume` without --force keeps the existing local log (our view of the session)
+    # and never calls write-session: the command must still name a restored file.
+    from entire_agent_aider.agent import AiderAgent
+
+    agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))
+    view = Path(agent.resolve_session_file(agent.get_session_dir(str(tmp_path)), "aider-run-2"))
+    view.parent.mkdir(parents=True)
+    session = b"\n# aider chat started at 2026-11-30 03:05:00\n\n#### a prompt  \n\nA reply.\n\n"
+    view.write_bytes(session)
+    words = agent.format_resume_command("aider-run-2").split()
+    assert words[:4] == ["entire-agent-aider", "run", "--", "--chat-history-file"]
+    assert (tmp_path / words[4]).read_bytes() == session
 
 
 def test_parse_range_reads_in_blocks_and_cuts_only_long_lines(tmp_path: Path, history_bytes: bytes) -> None:
@@ -212,10 +227,13 @@ def test_a_chat_command_and_its_echo_are_one_turn(tmp_path: Path) -> None:
     data = (Path(__file__).parent / "data" / "ask-commands.chat.history.md").read_bytes()
     repo = Repo(tmp_path, data)
     typed = data.index(b"#### /ask What does greet do?  \n")
-    # The launcher's tail sees the typed block before Aider has logged the echo.
+    # The launcher's Aider calls the model when only the typed block is logged, not yet the echo.
+    repo.grow(0)
+    launcher = {"source": "launcher", "session": "aider-run-1"}
+    assert [kind for kind, _, _ in repo.drain("session-start", **launcher, start_offset=0)] == [1]
     repo.grow(repo.after(b"#### /ask What", typed))
-    started = repo.drain("turn-start", source="launcher")
-    assert [(kind, prompt) for kind, prompt, _ in started] == [(1, ""), (2, "/ask What does greet do?")]
+    started = repo.drain("turn-start", **launcher)
+    assert [(kind, prompt) for kind, prompt, _ in started] == [(2, "/ask What does greet do?")]
     # The echo and the reply follow; the notification ends that one turn, and starts no other.
     repo.grow(repo.after(b"> Tokens: ", typed))
     assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(3, "")]
@@ -223,3 +241,70 @@ def test_a_chat_command_and_its_echo_are_one_turn(tmp_path: Path) -> None:
     second = data.index(b"> Tokens: ", typed) + 1
     repo.grow(repo.after(b"> Tokens: ", second))
     assert [(kind, prompt) for kind, prompt, _ in repo.drain()] == [(2, "What does greet do?"), (3, "")]
+
+
+PENDING = (
+    b"\n# aider chat started at 2026-11-30 03:05:00\n\n> Aider v0.86.2  \n\n#### CREATE-NOTES: create NOTES.md  \n\n"
+    b"I'll create NOTES.md.\n\nNOTES.md\n```markdown\n<<<<<<< SEARCH\n=======\n# Notes\n>>>>>>> REPLACE\n```\n\n"
+    b"> Tokens: 1.2k sent, 56 received.  \n"
+)
+
+
+def test_the_launchers_turn_over_ends_a_turn_a_notification_leaves_open(tmp_path: Path) -> None:
+    # The reply's edit is not applied yet (Aider asks "Create new file?"): a notification rang by that
+    # confirmation is no turn end, but Aider asking for the next input is, whatever the markdown shows.
+    repo = Repo(tmp_path, PENDING)
+    repo.grow(0)  # the launcher starts Aider
+    launcher = {"source": "launcher", "session": "aider-run-1"}
+    assert repo.drain("session-start", **launcher, start_offset=0) == [(1, "", 0)]
+    repo.grow(len(PENDING))
+    assert repo.drain("turn-start", **launcher) == [(2, "CREATE-NOTES: create NOTES.md", 0)]
+    assert repo.drain(session="aider-run-1") == []  # the notification at the confirmation
+    assert repo.drain(**launcher, turn_over=True) == [(3, "", len(PENDING))]
+    assert repo.drain(**launcher, turn_over=True) == []  # once
+
+
+def test_sync_brings_the_launched_sessions_view_to_the_end_of_the_history(tmp_path: Path) -> None:
+    repo = Repo(
+        tmp_path, PENDING + b"> Applied edit to NOTES.md  \n> Commit 1234567 feat: notes  \n> half a li"
+    )
+    repo.grow(0)
+    launcher = {"source": "launcher", "session": "aider-run-1"}
+    repo.drain("session-start", **launcher, start_offset=0)
+    repo.grow(len(repo.data))
+    repo.drain("turn-start", **launcher)
+    view = Path(repo.agent.resolve_session_file(repo.agent.get_session_dir(str(tmp_path)), "aider-run-1"))
+    assert view.stat().st_size == 0  # TurnStart's view ends before the prompt
+    argv = ["--history", str(repo.history), "--session", "aider-run-1"]
+    assert events.sync(repo.agent, [*argv[:3], "aider-run-other"]) == 0
+    assert view.stat().st_size == 0  # another session's sync leaves this view alone
+    assert events.sync(repo.agent, argv) == 0
+    assert view.read_bytes() == repo.data[: repo.data.rindex(b"\n") + 1]  # every complete line, no further
+    assert repo.drain(**launcher, turn_over=True) == [(3, "", view.stat().st_size)]
+
+
+def test_a_plain_aider_between_launched_sessions_is_read_past_not_reported(tmp_path: Path) -> None:
+    # Plain aider's notification reports nothing; the next launched session must not report its turns
+    # either: its commits are long made, and its data would land on the launched session's commits.
+    def session(minute: int, prompt: str) -> bytes:
+        return (
+            f"\n# aider chat started at 2026-11-30 03:{minute:02d}:00\n\n> Aider v0.86.2  \n\n#### {prompt}  \n\n"
+            "A reply.\n\n> Tokens: 1.2k sent, 56 received.  \n"
+        ).encode()
+
+    first, plain, last = session(1, "LAUNCHED 1"), session(2, "PLAIN"), session(3, "LAUNCHED 2")
+    repo = Repo(tmp_path, first + plain + last)
+    repo.grow(0)
+    one = {"source": "launcher", "session": "aider-run-1"}
+    assert repo.drain("session-start", **one, start_offset=0) == [(1, "", 0)]
+    repo.grow(len(first))
+    assert [e[:2] for e in repo.drain("turn-start", **one)] == [(2, "LAUNCHED 1")]
+    assert [e[0] for e in repo.drain(**one, exited=True)] == [3, 5]
+    repo.grow(len(first + plain))  # plain aider: no hook at all
+    two = {"source": "launcher", "session": "aider-run-2"}
+    start = len(first + plain)
+    assert repo.drain("session-start", **two, start_offset=start) == [(1, "", 0)]
+    repo.grow(len(repo.data))
+    assert [e[:2] for e in repo.drain("turn-start", **two)] == [(2, "LAUNCHED 2")]
+    assert [e[0] for e in repo.drain(**two, turn_over=True)] == [3]
+    assert repo.ids() == ["aider-run-1", "aider-run-2"]

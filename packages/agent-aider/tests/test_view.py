@@ -340,8 +340,8 @@ def test_write_session_restores_a_rebased_view_for_the_resume_command(tmp_path: 
     restored = Path(state.session_ref(Scratch(str(tmp_path), run.agent.name), "aider-run-r"))
     assert restored.read_bytes() == stored == view.read_bytes()
     argv = shlex.split(run.agent.format_resume_command("aider-run-r"))
-    assert argv[:2] == ["aider", "--chat-history-file"] and argv[3:] == ["--restore-chat-history"]
-    assert tmp_path / argv[2] == restored
+    assert argv[:4] == ["entire-agent-aider", "run", "--", "--chat-history-file"]
+    assert argv[5:] == ["--restore-chat-history"] and tmp_path / argv[4] == restored
     # What the resumed Aider gets: every prompt of the session as a user message, in order.
     users = [text for role, text in aider_restores(restored.read_bytes()) if role == "user"]
     assert [u.split("]")[0] for u in users] == [f"[{n}" for n in range(30)]

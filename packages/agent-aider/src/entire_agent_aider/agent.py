@@ -76,6 +76,11 @@ class AiderAgent(
             flags={"--aider PATH": "the Aider executable (default: $ENTIRE_AIDER_BINARY, else aider)"},
             args="[--] [aider arguments...]",
         ),
+        "sync": Command(
+            _PKG + "events:sync",
+            "(run by the launcher's Aider before it commits) bring the session's view up to date",
+            flags={"--history FILE": "the chat-history file", "--session ID": "the launched session's id"},
+        ),
         "notify": Command(
             _PKG + "notify:notify",
             "(run by Aider's notifications-command) report to Entire",
@@ -110,10 +115,32 @@ class AiderAgent(
         return target
 
     def format_resume_command(self, session_id: str) -> str:
+        """Aider through the launcher (which records the resumed turns), with the restored session.
+
+        When the CLI keeps an existing local log (its view of the session) and restores nothing
+        (``entire session resume`` without ``--force``), the restored file is written here from that
+        view, as ``write-session`` would have written it, so the command names a file that exists.
+        """
         from entire_core import shell
 
-        ref = os.path.relpath(self._restored_path(session_id), self.repo_root)
-        return shell.join(["aider", "--chat-history-file", ref, "--restore-chat-history"])
+        restored = self._restored_path(session_id)
+        if not os.path.isfile(restored):
+            self._restore_from_view(session_id, restored)
+        ref = os.path.relpath(restored, self.repo_root)
+        return shell.join(
+            ["entire-agent-aider", "run", "--", "--chat-history-file", ref, "--restore-chat-history"]
+        )
+
+    def _restore_from_view(self, session_id: str, target: str) -> None:
+        from entire_core import fsutil
+
+        view = self.resolve_session_file(self.get_session_dir(self.repo_root), session_id)
+        try:
+            with open(view, "rb") as f:
+                data = f.read()
+        except OSError:
+            return  # no local log either: the command names where write-session would restore it
+        fsutil.atomic_write(target, data)
 
     def _restored_path(self, session_id: str) -> str:
 

@@ -128,6 +128,31 @@ def check_programs(report: Report, agent: Agent) -> None:
         report.fail(f"{tool} is not on PATH, so Aider's notification command cannot reach Entire", fix)
 
 
+LAUNCH = "start Aider with `entire-agent-aider run -- <aider arguments>`"
+
+
+def check_launcher(report: Report, agent: Agent) -> None:
+    """Whether the launcher can hook into the ``aider`` on PATH; plain ``aider`` records no turns."""
+    from entire_agent_aider.launcher import aider_interpreter
+
+    aider = agent.env.get("ENTIRE_AIDER_BINARY") or "aider"
+    if shutil.which(aider, path=agent.env.get("PATH", os.defpath)) is None:
+        return  # check_version already said that Aider is missing
+    if aider_interpreter(aider, agent.env.get("PATH", os.defpath)) is None:
+        report.fail(
+            f"cannot find the Python that runs `{aider}`, so `entire-agent-aider run` cannot hook into it",
+            "install Aider as a Python tool (`uv tool install aider-chat` or `pipx install aider-chat`), "
+            "or name its script with `entire-agent-aider run --aider PATH`",
+        )
+        return
+    report.warn(
+        "plain `aider` records no checkpoints: it commits each edit before it rings its notification "
+        "command, too late for Entire to link the commit to its turn",
+        LAUNCH,
+        note="the launcher runs Aider in its own Python and tells Entire of each turn before Aider commits",
+    )
+
+
 def diagnose(agent: Agent) -> Report:
     """Run every check against the agent's repository and environment."""
     from entire_core.chain import check_host
@@ -141,6 +166,7 @@ def diagnose(agent: Agent) -> Report:
     check_block(report, agent)
     check_overrides(report, agent)
     check_history(report, agent)
+    check_launcher(report, agent)
     return report
 
 

@@ -15,6 +15,7 @@ from entire_core.types import Event
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
 
 
 def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
@@ -39,6 +40,7 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
     start = fields.get("start_offset")
     claim_start = start if launcher and hook == "session-start" and session and _is_count(start) else None
     exited = launcher and fields.get("exited") is True and bool(session)
+    turn_over = launcher and fields.get("turn_over") is True and bool(session)
     if claim_start is None and not exited and not os.path.isfile(history):
         return None
     trigger = Trigger(
@@ -47,6 +49,8 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
         session=session,
         claim_start=claim_start,
         exited=exited,
+        turn_over=turn_over,
+        launcher=launcher,
     )
     scratch = Scratch(repo_root, agent.name)
     with locks.exclusive(store.state_path(scratch, history) + ".lock"):
@@ -72,6 +76,34 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
             )
         store.save(scratch, history, state)
     return event
+
+
+def sync(agent: Agent, flags: Flags) -> int:
+    """``sync --history FILE --session ID`` (run by the launcher's Aider before it commits).
+
+    Brings the launched session's view up to everything complete in the history file: Entire reads
+    the view at the commit, after asking for its position and its files. Events and the lifecycle
+    state are left alone; the next event's view starts from there.
+    """
+    from entire_core import jsonvalues, locks, offsets
+    from entire_core.scratch import Scratch
+
+    from entire_agent_aider import state as store
+    from entire_agent_aider import view
+
+    history = _history_file(flags.str_("history"), agent.repo_root)
+    session = _session(flags.str_("session"))
+    if not session or not os.path.isfile(history):
+        return 0
+    scratch = Scratch(agent.repo_root, agent.name)
+    with locks.exclusive(store.state_path(scratch, history) + ".lock"):
+        current = jsonvalues.obj(store.load(scratch, history).get("current"))
+        if current.get("id") == session:
+            start = jsonvalues.integer(current.get("start"))
+            view.attach(
+                agent, session, history, 0, start=start, upto=max(start, offsets.complete_end(history))
+            )
+    return 0
 
 
 def _history_file(value: str, repo_root: str) -> str:

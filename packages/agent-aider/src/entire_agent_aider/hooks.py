@@ -178,7 +178,7 @@ def _refuse_user_keys(path: str, outside: str) -> None:
         raise ConfigError(
             f"{path} already sets {keys}; Entire needs its own notifications-command there. Remove "
             f"{'them' if len(taken) > 1 else 'it'} (or move your command elsewhere) and run "
-            "'entire enable' again"
+            "'entire enable --agent aider' again"
         )
 
 

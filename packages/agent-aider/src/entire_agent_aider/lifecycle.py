@@ -47,7 +47,7 @@ HOOK_OF_TYPE = {
 class Trigger:
     """What made this ``parse-hook`` call: a notification, the launcher's tail, start or exit."""
 
-    __slots__ = ("claim_start", "exited", "notification", "session", "time")
+    __slots__ = ("claim_start", "exited", "launcher", "notification", "session", "time", "turn_over")
 
     def __init__(
         self,
@@ -57,6 +57,8 @@ class Trigger:
         session: str = "",
         claim_start: int | None = None,
         exited: bool = False,
+        turn_over: bool = False,
+        launcher: bool = False,
     ) -> None:
         self.time = time
         self.notification = notification
@@ -66,6 +68,10 @@ class Trigger:
         """At the launcher's start: the history file's size before Aider runs."""
         self.exited = exited
         """At the launcher's end: the Aider process of ``session`` has exited."""
+        self.turn_over = turn_over
+        self.launcher = launcher
+        """From the launcher (or its Aider): sessions it did not start are read past, never reported."""
+        """From inside the launcher's Aider: it asks for the next input, so the open turn is over."""
 
 
 def stable_session_id(history: str, header: str, ordinal: int) -> str:
@@ -91,6 +97,8 @@ class Machine:
     # -- queue ------------------------------------------------------------------------------------------
 
     def _emit(self, type: int, cur: dict[str, Any], upto: int, prompt: str = "") -> None:
+        if cur.get("quiet"):
+            return  # a plain Aider's session, found by the launcher: its turns reached no one in time
         self.queue.append(
             {
                 "type": type,
@@ -138,6 +146,10 @@ class Machine:
         else:
             ordinal = self._ordinal(session.header or "", start)
             cur = {"id": stable_session_id(self.history, session.header or "", ordinal), "start": start}
+            if self.trigger.launcher:
+                # Plain Aider ran here (its notification reports nothing): its commits are made, and
+                # its turns told now would land on the launched session's commits.
+                cur["quiet"] = True
         cur.update({"header": session.header, "model": session.model or "", "open": None, "done": start})
         cur["last_end"] = cur["start"]
         if not cur.get("started"):
@@ -280,12 +292,15 @@ class Machine:
             self._exited(end)
 
     def _at_end(self, cur: dict[str, Any], session: Session, end: int) -> None:
-        """At a notification, end the open turn of the last session unless edits are still pending."""
+        """End the open turn of the last session: Aider asks for the next input (``turn_over``), or, at a
+        notification, unless edits are still pending."""
         open_turn = cur.get("open")
-        if open_turn is None or open_turn.get("ended") or not self.trigger.notification:
+        if open_turn is None or open_turn.get("ended"):
+            return
+        if not (self.trigger.notification or self.trigger.turn_over):
             return
         last = session.turns[-1] if session.turns else None
-        if last is not None and last.is_llm and not last.pending_edits:
+        if last is not None and last.is_llm and (self.trigger.turn_over or not last.pending_edits):
             self._emit(EventType.TURN_END, cur, end)
             cur["last_end"] = end
             open_turn["ended"] = True

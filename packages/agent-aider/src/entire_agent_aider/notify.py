@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-from entire_agent_aider import paths
 from entire_agent_aider import state as store
 
 TYPE_CHECKING = False
@@ -27,17 +26,6 @@ MAX_CALLS = 64
 DRAIN_WAIT_SECONDS = 60.0
 HISTORY_ENV = "ENTIRE_AIDER_HISTORY"
 """The history file the launcher resolved, for notify where Aider's command line cannot be read."""
-
-
-def aider_process(pid: int) -> tuple[list[str], str] | None:
-    """Aider's argv and working directory, read from ``/proc`` (None where there is no ``/proc``)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = [a.decode("utf-8", "surrogateescape") for a in f.read().split(b"\0") if a]
-        cwd = os.readlink(f"/proc/{pid}/cwd")
-    except OSError:
-        return None
-    return argv, cwd
 
 
 def payload(hook: str, history: str, *, source: str, session: str = "", **extra: Any) -> dict[str, Any]:
@@ -121,24 +109,13 @@ def deliver(
 
 
 def notify(agent: Agent, flags: Flags) -> int:
-    """The ``notify`` command that Aider's ``notifications-command`` runs (see ``hooks.NOTIFY_COMMAND``)."""
-    try:
-        # Without --aider-pid (cmd.exe has no $PPID), the parent is cmd.exe or, on Windows, the
-        # console-script launcher; it only matters where /proc exists to read Aider's command line.
-        pid = flags.int_("aider-pid") or os.getppid()
-        found = aider_process(pid)
-        args, cwd = found if found is not None else ([], os.getcwd())
-        launched = os.environ.get(HISTORY_ENV, "")
-        if found is None and os.path.isabs(launched):
-            history = launched
-        else:
-            history = paths.history_from_args(args[1:], cwd, os.environ)
-        root = paths.git_root(cwd) or os.path.abspath(cwd)
-        session = os.environ.get("ENTIRE_AIDER_SESSION", "")
-        body = payload("turn-end", history, source="notification", session=session, aider_pid=pid)
-        return deliver(agent.name, root, history, "turn-end", body)
-    except Exception as exc:  # a notification must never break Aider's turn with a traceback
-        from entire_core.cli import print_error
+    """The ``notify`` command that Aider's ``notifications-command`` runs (see ``hooks.NOTIFY_COMMAND``): nothing.
 
-        print_error(agent.name, "notify", str(exc))
-        return 1
+    Aider commits each edit before it rings, so a turn heard from the notification reaches Entire
+    after the commit it belongs to: Entire then links no checkpoint to Aider's commit, or a later
+    commit takes the turn's data. A wrong checkpoint is worse than none, so the notification delivers
+    no event; ``entire-agent-aider run`` (the launcher) hooks into Aider itself and records every turn
+    exactly, and ``doctor`` says so. The command stays quiet and exits 0 for the configs that name it.
+    """
+    del agent, flags  # core parsed --aider-pid (a usage error exits 2); nothing is delivered
+    return 0

@@ -1,4 +1,4 @@
-"""Runs inside a loopback-only network namespace: one plain Aider session of chat commands.
+"""Runs inside a loopback-only network namespace: one launched Aider session of chat commands.
 
 usage: chat_commands_driver.py CONFIG.json (the keys of ``test_e2e_aider.py``'s config, and
 ``scenario``). Writes what the simulator recorded to ``config["out"]``.
@@ -60,7 +60,9 @@ def main() -> None:
     sim = Simulator(repo, state_dir=work / "entire-state", env=base_env)
     sim.install_shim(work / "bin")
     sim.enable(AGENT)
-    argv = [str(Path(config["aider_bin"]) / "aider"), "--model", "openai/gpt-4o", "--openai-api-base",
+    # Through the launcher: plain aider reports nothing (it commits before its notification rings).
+    argv = [str(Path(config["plugin_bin"]) / "entire-agent-aider"), "run", "--aider",
+            str(Path(config["aider_bin"]) / "aider"), "--", "--model", "openai/gpt-4o", "--openai-api-base",
             f"http://127.0.0.1:{port}/v1", "--openai-api-key", "fake", "--no-check-update", "--no-analytics",
             "--no-show-release-notes", "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream",
             "hello.py"]  # fmt: skip

@@ -3,8 +3,8 @@
 usage: driver.py CONFIG.json  (see test_e2e_aider.py for the keys). Writes a JSON report to
 ``config["out"]``: the conf file's bytes at each step, each run's exit status, what Entire's
 simulator recorded (hook calls, checkpoints, violations, sessions) and the requests the server
-answered. Hooks reach the simulator the way they reach the Entire CLI: Aider runs our notification
-command, which pipes our payloads into the simulator's ``entire`` shim found first on PATH.
+answered. Hooks reach the simulator the way they reach the Entire CLI: the launcher, and inside
+Aider its bootstrap, pipe our payloads into the simulator's ``entire`` shim found first on PATH.
 """
 
 from __future__ import annotations
@@ -141,13 +141,15 @@ def run_session(
 
 
 def resume_session(command: str, repo: Path, env: dict[str, str], sim: Simulator, work: Path, common: list[str],
-                   aider_bin: str) -> dict[str, object]:  # fmt: skip
-    """Run the resume command Entire printed (Aider with the restored history file) for one more turn."""
+                   aider_bin: str, plugin: str) -> dict[str, object]:  # fmt: skip
+    """Run the resume command Entire printed (the launcher, Aider with the restored history file) for one more turn."""
     argv = shlex.split(command)
-    assert argv[0] == "aider" and "--restore-chat-history" in argv, command
-    history = repo / argv[argv.index("--chat-history-file") + 1]
+    assert argv[:3] == ["entire-agent-aider", "run", "--"] and "--restore-chat-history" in argv, command
+    rest = argv[3:]
+    history = repo / rest[rest.index("--chat-history-file") + 1]
     restored = history.read_bytes()
-    term = Pty([str(Path(aider_bin) / "aider"), *argv[1:], *common], repo, env, work / "resumed.pty.log")
+    aider = str(Path(aider_bin) / "aider")
+    term = Pty([plugin, "run", "--aider", aider, "--", *rest, *common], repo, env, work / "resumed.pty.log")
 
     def text() -> bytes:
         return history.read_bytes()[len(restored) :]
@@ -237,7 +239,7 @@ def main() -> None:
     report["stored_launcher"] = (sim.state.metadata(launched) / "full.jsonl").read_text()
     report["resume"] = sim.resume(AGENT, launched)
     report["resumed"] = resume_session(report["resume"]["command"], repo, env, sim, work, common,
-                                       config["aider_bin"])  # fmt: skip
+                                       config["aider_bin"], config["plugin"])  # fmt: skip
     report["resumed_requests"] = model_server.Handler.log[len(report["requests"]) :]
     report["view_budget"] = VIEW_BUDGET
     report["resumed_prompt"] = RESUMED_PROMPT

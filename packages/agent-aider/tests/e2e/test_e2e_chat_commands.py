@@ -60,7 +60,7 @@ def test_aider_logged_the_ask_twice(report: dict[str, Any]) -> None:
 
 def test_the_ask_is_one_prompt_in_the_typed_form(report: dict[str, Any]) -> None:
     events = [c["event"] for c in report["hook_calls"] if c["event"] is not None]
-    assert [e["type"] for e in events] == [1, 2, 3, 2, 3]
+    assert [e["type"] for e in events] == [1, 2, 3, 2, 3, 5]  # launched: SessionEnd at exit
     assert [e["prompt"] for e in events if e["type"] == 2] == [f"/ask {QUESTION}", QUESTION]
     assert report["violations"] == []
     assert [c["error"] for c in report["hook_calls"] if c["error"]] == []
@@ -81,7 +81,7 @@ def test_aider_logged_lint_output_and_the_help_question_as_input_blocks(lint_hel
 
 def test_lint_and_help_are_one_prompt_each_in_the_typed_form(lint_help: dict[str, Any]) -> None:
     events = [c["event"] for c in lint_help["hook_calls"] if c["event"] is not None]
-    assert [e["type"] for e in events] == [1, 2, 3, 2, 3]
+    assert [e["type"] for e in events] == [1, 2, 3, 2, 3, 5]  # launched: SessionEnd at exit
     assert [e["prompt"] for e in events if e["type"] == 2] == ["/lint", f"/help {HELP_QUESTION}"]
     assert [c["prompt"] for c in lint_help["checkpoints"] if c["kind"] == "turn"] == [
         "/lint",
