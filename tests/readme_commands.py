@@ -53,3 +53,26 @@ def for_agent(command: str, agent: str) -> str:
         .replace("./packages/agent-<name>", f"./packages/agent-{directory}")
         .replace("<name>", agent)
     )
+
+
+_FENCE = re.compile(r"^```.*?^```[^\n]*$", re.M | re.S)
+_SPAN = re.compile(r"`(entire [^`]+)`")
+
+
+def entire_commands() -> dict[str, list[str]]:
+    """Every ``entire ...`` command a README names, in a ```sh block or inline, and the READMEs naming it.
+
+    Inline spans are read with line breaks as spaces (a span may wrap), and ``a | b`` alternatives stay
+    one command; the test that runs them fills in the placeholders.
+    """
+    found: dict[str, list[str]] = {}
+    for readme in readmes():
+        name = str(readme.relative_to(ROOT))
+        text = readme.read_text(encoding="utf-8")
+        names = [c for c in commands(readme) if c.startswith("entire ")]
+        names += [" ".join(m.split()) for m in _SPAN.findall(_FENCE.sub("", text).replace("\n", " "))]
+        for command in names:
+            readmes_of = found.setdefault(command, [])
+            if name not in readmes_of:
+                readmes_of.append(name)
+    return found

@@ -122,7 +122,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
         plugin(agent, "info --bogus", codes=(2,))
         plugin(agent, "read-session", stdin="[]", codes=(1,))
         assert plugin(agent, f"parse-hook --hook {_first_hook(agent)}") == "null\n"  # nothing on stdin
-    assert json.loads((repo / ".entire" / "settings.local.json").read_text()) == {"external_agents": True}
+    assert json.loads((repo / ".entire" / "settings.json").read_text())["external_agents"] is True  # v0.10.3
     assert "Trusted 8 Entire hooks" in plugin("openai-codex", "trust")
 
     # One recorded turn per agent, from its captured session.
@@ -138,7 +138,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
 
     # Uninstalling, in the READMEs' order: trust, hooks, then the plugins.
     assert "Removed 8 trust entries" in plugin("openai-codex", "trust --remove")
-    out = sh(shown("entire disable --uninstall"), cwd=repo, env=user_env)
+    out = sh(shown("entire disable --uninstall --force"), cwd=repo, env=user_env)
     assert all(agent in out for agent in AGENTS), out
     for agent in AGENTS:  # what `uv tool uninstall entire-agent-<name>` does: the link and the environment
         (user_bin / f"entire-agent-{agent}").unlink()

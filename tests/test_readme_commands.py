@@ -35,7 +35,7 @@ RUN_BY: dict[str, str] = {
     "uv build --all-packages --no-sources --out-dir dist": WALKTHROUGH,
     "uv tool install --compile-bytecode --find-links dist entire-agent-<name>": WALKTHROUGH,
     "entire enable --agent <name>": WALKTHROUGH,
-    "entire disable --uninstall": WALKTHROUGH,
+    "entire disable --uninstall --force": WALKTHROUGH,
     "entire-agent-openai-codex trust --remove": WALKTHROUGH,
     "uv tool uninstall entire-agent-<name>": WALKTHROUGH,
     "uv tool install --compile-bytecode entire-agent-aider": WALKTHROUGH,

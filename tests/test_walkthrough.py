@@ -113,7 +113,7 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
         assert f"hooks for {agent}" in out
         shown(f"entire enable --agent {agent}")
         sh(shown(f"entire-agent-{agent} doctor"), cwd=repo, env=user_env, codes=(0, 1))
-    assert json.loads((repo / ".entire" / "settings.local.json").read_text()) == {"external_agents": True}
+    assert json.loads((repo / ".entire" / "settings.json").read_text())["external_agents"] is True  # v0.10.3
     trusted = sh(shown("entire-agent-openai-codex trust"), cwd=repo, env=user_env)
     assert "Trusted 8 Entire hooks" in trusted
 
@@ -131,7 +131,7 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     assert "Removed 8 trust entries" in sh(
         shown("entire-agent-openai-codex trust --remove"), cwd=repo, env=user_env
     )
-    out = sh(shown("entire disable --uninstall"), cwd=repo, env=user_env)
+    out = sh(shown("entire disable --uninstall --force"), cwd=repo, env=user_env)
     assert all(agent in out for agent in AGENTS), out
     for agent in AGENTS:
         sh(shown(f"uv tool uninstall entire-agent-{agent}"), cwd=tmp_path, env=env)

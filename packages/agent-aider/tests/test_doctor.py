@@ -10,6 +10,7 @@ from entire_agent_aider import doctor, hooks
 from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.versions import WINDOW
 from entire_core.errors import ConfigError
+from entire_core.testing.host import fake_entire, fake_plugin
 from entire_core.testing.pytest_plugin import MakeAgent
 
 
@@ -17,11 +18,14 @@ from entire_core.testing.pytest_plugin import MakeAgent
 def agent(tmp_path: Path, make_agent: MakeAgent) -> AiderAgent:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name, body in (("aider", f"echo 'aider {WINDOW.newest}'"), ("entire", "exit 0"),
-                       ("entire-agent-aider", "exit 0")):  # fmt: skip
-        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
-        (bin_dir / name).chmod(0o755)
-    return make_agent(AiderAgent, git=False, PATH=str(bin_dir))
+    (bin_dir / "aider").write_text(f"#!/bin/sh\necho 'aider {WINDOW.newest}'\n")
+    (bin_dir / "aider").chmod(0o755)
+    fake_entire(bin_dir)
+    fake_plugin(bin_dir, "aider")
+    agent = make_agent(AiderAgent, PATH=str(bin_dir))
+    Path(agent.repo_root, ".entire").mkdir()
+    Path(agent.repo_root, ".entire", "settings.json").write_text('{"enabled": true, "external_agents": true}')
+    return agent
 
 
 def failures(agent: AiderAgent) -> dict[str, str | None]:
@@ -32,7 +36,7 @@ def failures(agent: AiderAgent) -> dict[str, str | None]:
 def test_a_ready_repository_passes(agent: AiderAgent) -> None:
     agent.install_hooks()
     report = doctor.diagnose(agent)
-    assert (report.exit_code, report.summary()) == (0, "result: 6 ok"), report.render()
+    assert (report.exit_code, report.summary()) == (0, "result: 10 ok"), report.render()
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
@@ -95,3 +99,33 @@ def test_an_edited_block_is_reinstalled_and_overrides_are_named(agent: AiderAgen
     agent.install_hooks(force=True)
     dotenv.unlink()
     assert failures(agent) == {}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_a_config_aider_cannot_parse_fails(agent: AiderAgent) -> None:
+    conf = Path(hooks.conf_path(agent.repo_root))
+    conf.write_text("model: [unclosed\n")
+    [(what, fix)] = failures(agent).items()
+    assert (
+        what.startswith(f"{conf} cannot be read as Aider reads it")
+        and fix == f"edit {conf} until it is valid YAML"
+    )
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_external_agents_off_fails_with_enable(agent: AiderAgent) -> None:
+    agent.install_hooks()
+    Path(agent.repo_root, ".entire", "settings.json").write_text('{"enabled": true}')
+    assert failures(agent) == {
+        "the Entire CLI does not find entire-agent-aider: every hook fails with 'unknown agent' "
+        "(external_agents is off)": "`entire enable --agent aider`"
+    }
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX scripts stand in for the programs")
+def test_outside_a_git_repository_the_fix_is_git_init(tmp_path: Path, make_agent: MakeAgent) -> None:
+    agent = make_agent(AiderAgent, git=False, PATH=str(tmp_path / "nothing"))
+    report = doctor.diagnose(agent)
+    fixes = [c.fix for c in report.checks if c.status == "FAIL"]
+    assert "`git init`" in fixes and not any("entire enable" in (f or "") for f in fixes), report.render()
+    assert "skip  Entire's block in .aider.conf.yml (not checked: not a git repository)" in report.render()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,9 @@ def test_the_cmd_exe_command() -> None:
 
 @pytest.mark.usefixtures("windows")
 def test_install_on_windows_writes_the_cmd_exe_command(tmp_path: Path) -> None:
+    subprocess.run(
+        ["git", "init", "-q", str(tmp_path)], check=True
+    )  # the doctor checks the block in a repository
     conf = tmp_path / ".aider.conf.yml"
     conf.write_bytes(b"model: x\r\n")
     agent = AiderAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path), "HOME": str(tmp_path)}, cwd=str(tmp_path))

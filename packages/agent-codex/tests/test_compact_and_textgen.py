@@ -6,6 +6,7 @@ import json
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from codex_fixtures import CAPTURE_REPO, PROMPT1, PROMPT2, ROLLOUT1, ROLLOUT2
 from entire_agent_openai_codex import compact, textgen
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_core.errors import AgentError
+from entire_core.testing.killed import call_and_kill, hanging_agent, leftovers, started
 
 
 def lines_of(path: Path) -> list[dict[str, object]]:
@@ -132,3 +134,72 @@ def test_generate_text_with_a_bad_model_is_a_one_line_error(tmp_path: Path) -> N
     )
     assert done.returncode == 1 and done.stdout == b""
     assert done.stderr.count(b"\n") == 1 and b"invalid model name 'x&y'" in done.stderr
+
+
+# -- within the host's 30 s: not logged in, hanging, killed -----------------------------------------------
+
+PLUGIN = str(Path(sys.executable).parent / "entire-agent-openai-codex")
+LINUX = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads /proc to tell a running process"
+)
+
+
+def _host_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    return {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex"),
+            "TMPDIR": str(tmp_path / "tmp"), "ENTIRE_PROTOCOL_VERSION": "1", **extra}  # fmt: skip
+
+
+@LINUX
+def test_not_logged_in_fails_at_once_with_codexs_words(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "codex", pids, [(["login", "status"], 1, "Not logged in\n")])
+    started_at = time.monotonic()
+    done = subprocess.run([PLUGIN, "generate-text", "--model", "m"], input=b"hi", capture_output=True,
+                          env=_host_env(tmp_path), timeout=25, check=False)  # fmt: skip
+    assert time.monotonic() - started_at < 5
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode() == (
+        "entire-agent-openai-codex generate-text: Codex is not logged in (`codex login status`: Not logged in): "
+        "run `codex login`\n"
+    )
+    assert not pids.exists() and leftovers(pids, tmp_path / "tmp") == []  # codex exec never ran
+
+
+@LINUX
+def test_an_api_key_or_own_provider_skips_the_login_check(tmp_path: Path) -> None:
+    script = "import sys\nif sys.argv[1:3] == ['login', 'status']: open(__file__ + '.asked', 'w').close()\nsys.exit(1)"
+    env = fake_codex(tmp_path, script)
+    (tmp_path / "codex-home").mkdir()
+    (tmp_path / "codex-home" / "config.toml").write_text('model_provider = "mine"\n')
+    for extra in ({"OPENAI_API_KEY": "k"}, {"CODEX_HOME": str(tmp_path / "codex-home")}):
+        with pytest.raises(AgentError, match="codex exec failed"):
+            textgen.generate("hi", "m", {**env, **extra})
+        assert not (tmp_path / "codex.asked").exists()
+    with pytest.raises(AgentError, match="codex exec failed"):
+        textgen.generate("hi", "m", env)
+    assert (tmp_path / "codex.asked").exists()
+
+
+@LINUX
+def test_a_hanging_codex_fails_within_the_limit_and_leaves_nothing(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "codex", pids, [(["login", "status"], 0, "Logged in using ChatGPT\n")])
+    started_at = time.monotonic()
+    done = subprocess.run([PLUGIN, "generate-text", "--model", "m"], input=b"hi", capture_output=True,
+                          env=_host_env(tmp_path, ENTIRE_AGENT_TEXT_TIMEOUT="2"), timeout=25, check=False)  # fmt: skip
+    assert time.monotonic() - started_at < 6
+    assert (
+        done.stderr.decode()
+        == "entire-agent-openai-codex generate-text: codex exec did not answer within 2 s\n"
+    )
+    assert len(started(pids)) == 2 and leftovers(pids, tmp_path / "tmp") == []
+
+
+@LINUX
+def test_killed_by_the_host_mid_call_leaves_no_process_and_no_file(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "codex", pids, [(["login", "status"], 0, "Logged in using ChatGPT\n")])
+    ran = call_and_kill([PLUGIN, "generate-text", "--model", "m"], _host_env(tmp_path), pids, kill_after=1)
+    assert ran < 25
+    assert leftovers(pids, tmp_path / "tmp") == []

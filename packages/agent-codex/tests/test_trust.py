@@ -14,7 +14,9 @@ import tomli_w
 from entire_agent_openai_codex import doctor, hooks, trust
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
+from entire_core.chain import INSTALL_ENTIRE
 from entire_core.errors import ConfigError
+from entire_core.testing.host import fake_entire, fake_plugin
 from entire_core.testing.pytest_plugin import MakeAgent
 
 CONFIG = """\
@@ -100,7 +102,7 @@ def agent(tmp_path: Path, make_agent: MakeAgent) -> OpenAICodexAgent:
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(CONFIG)
     return make_agent(
-        OpenAICodexAgent, git=False, CODEX_HOME=str(codex_home), PATH=str(tmp_path / "empty-bin")
+        OpenAICodexAgent, git=True, CODEX_HOME=str(codex_home), PATH=str(tmp_path / "empty-bin")
     )
 
 
@@ -206,14 +208,19 @@ def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.C
     assert lines[1:] == [
         "FAIL  codex is not on PATH: Codex CLI is not installed",
         f"      fix: `npm install -g @openai/codex@{WINDOW.newest}`",
+        f"ok    {agent.repo_root} is in a git repository",
         "FAIL  the `entire` command is not on PATH: every hook exits without recording",
-        "      fix: install the Entire CLI and put `entire` on PATH",
+        f"      fix: {INSTALL_ENTIRE}",
+        f"FAIL  Entire is not set up in {agent.repo_root}: every hook does nothing",
+        "      fix: `entire enable --agent openai-codex`",
+        "skip  the Entire CLI finds this plugin (not checked: `entire` is not on PATH)",
+        "ok    no stuck OpenAI Codex session (0 in the Entire CLI's session state)",
         f"FAIL  Entire's hooks are not installed: {hooks_path} does not exist",
         "      fix: `entire enable --agent openai-codex` (or `entire-agent-openai-codex install-hooks`)",
         "FAIL  the project is not trusted: Codex ignores .codex/ and every hook in it",
         "      fix: `entire-agent-openai-codex trust --project` (or run `codex` here and accept its trust prompt)",
         "skip  hook trust (not checked: Entire's hooks are not installed)",
-        "result: 4 failed, 1 not checked",
+        "result: 5 failed, 2 ok, 2 not checked",
     ]
     Path(agent.repo_root, ".codex").mkdir()
     Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}, "extra": 1}')
@@ -228,13 +235,40 @@ def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.C
 def test_doctor_passes_when_everything_is_in_place(agent: OpenAICodexAgent, tmp_path: Path) -> None:
     bin_dir = Path(agent.env["PATH"])
     bin_dir.mkdir(exist_ok=True)
-    for name, text in (("codex", f"echo 'codex-cli {WINDOW.newest}'"), ("entire", "exit 0")):
-        (bin_dir / name).write_text(f"#!/bin/sh\n{text}\n")
-        (bin_dir / name).chmod(0o755)
+    (bin_dir / "codex").write_text(f"#!/bin/sh\necho 'codex-cli {WINDOW.newest}'\n")
+    (bin_dir / "codex").chmod(0o755)
+    fake_entire(bin_dir)
+    fake_plugin(bin_dir, agent.name)
+    Path(agent.repo_root, ".entire").mkdir()
+    Path(agent.repo_root, ".entire", "settings.json").write_text('{"enabled": true, "external_agents": true}')
     agent.install_hooks()
     assert trust.trust_command(agent, ["--project"]) == 0
     report = doctor.diagnose(agent)
-    assert (report.exit_code, report.summary()) == (0, "result: 5 ok"), report.render()
+    assert (report.exit_code, report.summary()) == (0, "result: 10 ok"), report.render()
+
+
+def test_doctor_fails_on_a_project_config_codex_cannot_parse(agent: OpenAICodexAgent) -> None:
+    Path(agent.repo_root, ".codex").mkdir()
+    project = Path(agent.repo_root, ".codex", "config.toml")
+    project.write_text('model = "gpt-5.5"\n[tui\n')
+    report = doctor.diagnose(agent)
+    check = next(c for c in report.checks if str(project) in c.what)
+    assert check.status == "FAIL" and "Codex refuses to start" in check.what
+    assert check.fix == f"edit {project} until it is valid TOML"
+    project.write_text('model = "gpt-5.5"\n')
+    assert f"ok    {project} parses\n" in doctor.diagnose(agent).render()
+
+
+def test_doctor_outside_a_git_repository_says_git_init(make_agent: MakeAgent, tmp_path: Path) -> None:
+    agent = make_agent(
+        OpenAICodexAgent, git=False, CODEX_HOME=str(tmp_path / "codex"), PATH=str(tmp_path / "b")
+    )
+    report = doctor.diagnose(agent)
+    text = report.render()
+    assert f"FAIL  {agent.repo_root} is not in a git repository: Entire records only inside one\n" \
+           "      fix: `git init`\n      note: then `entire enable --agent openai-codex`\n" in text  # fmt: skip
+    assert not any(c.fix and "entire enable" in c.fix for c in report.checks), text
+    assert "skip  Entire's hooks, project and hook trust (not checked: not a git repository)" in text
 
 
 def test_trust_refuses_without_our_hooks(agent: OpenAICodexAgent) -> None:

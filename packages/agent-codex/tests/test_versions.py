@@ -41,7 +41,8 @@ def test_doctor_checks_the_version_against_the_window(
     window = f"{WINDOW.oldest} to {WINDOW.newest}"
     expected = [line.format(window=window, newest=WINDOW.newest, codex=codex) for line in lines]
     assert printed[1 : 1 + len(expected)] == expected
-    assert printed[1 + len(expected)].startswith("FAIL  the `entire` command is not on PATH")
+    assert printed[1 + len(expected)] == f"ok    {agent.repo_root} is in a git repository"
+    assert printed[2 + len(expected)].startswith("FAIL  the `entire` command is not on PATH")
 
 
 class TestOpenAICodexWindow(SupportWindowContract):

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from entire_agent_google_gemini import doctor
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.versions import WINDOW
+from entire_core import chain
 from entire_core.doctor import Report
 from entire_core.errors import AgentError
+from entire_core.testing.host import fake_entire, fake_plugin
+from entire_core.testing.killed import call_and_kill, hanging_agent, leftovers, started
+from entire_core.testing.pytest_plugin import init_repository
 
 FAKE = """#!{python}
 import json, os, sys
-record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read() if "-p" in sys.argv else ""}}
+record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read() if "-p" in sys.argv else "",
+          "no_browser": os.environ.get("NO_BROWSER")}}
 with open({log!r}, "a") as f:
     f.write(json.dumps(record) + "\\n")
 mode = os.environ.get("FAKE_GEMINI", "ok")
@@ -44,22 +51,33 @@ def fake_gemini(tmp_path: Path) -> tuple[Path, Path]:
     return bin_dir, log
 
 
-def make_agent(repo: Path, home: Path, bin_dir: Path, **env: str) -> GeminiAgent:
+def make_agent(repo: Path, home: Path, bin_dir: Path, *, git: bool = True, **env: str) -> GeminiAgent:
+    if git and not (repo / ".git").exists():
+        init_repository(repo)
     base = {"ENTIRE_REPO_ROOT": str(repo), "HOME": str(home), "PATH": f"{bin_dir}:/usr/bin:/bin"}
     return GeminiAgent(env={**base, **env}, cwd=str(repo))
+
+
+def ready_host(repo: Path, bin_dir: Path) -> None:
+    """A stand-in ``entire`` that finds the plugin: external agents on in the repository."""
+    fake_entire(bin_dir)
+    fake_plugin(bin_dir, "google-gemini")
+    (repo / ".entire").mkdir(exist_ok=True)
+    (repo / ".entire" / "settings.json").write_text('{"enabled": true, "external_agents": true}')
 
 
 def test_generate_text_runs_gemini_headless_outside_the_repo(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path]
 ) -> None:
     bin_dir, log = fake_gemini
-    agent = make_agent(repo, home, bin_dir)
+    agent = make_agent(repo, home, bin_dir, GEMINI_API_KEY="k")
     assert agent.generate_text("Summarise this.\nLine two.", "gemini-2.5-flash") == "A short sentence."
     call = json.loads(log.read_text().splitlines()[-1])
     assert call["argv"] == ["-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none",
                             "--model", "gemini-2.5-flash"]  # fmt: skip
     assert call["stdin"] == "Summarise this.\nLine two."
     assert call["cwd"] == str(home / ".cache/entire-agent-google-gemini/generate-text")
+    assert call["no_browser"] == "true"  # a sign-in never opens a browser
     agent.generate_text("x", "")
     assert "--model" not in json.loads(log.read_text().splitlines()[-1])["argv"]
 
@@ -71,9 +89,70 @@ def test_generate_text_runs_gemini_headless_outside_the_repo(
 def test_generate_text_errors_are_clear(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path], mode: str, message: str
 ) -> None:
-    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI=mode)
+    agent = make_agent(repo, home, fake_gemini[0], FAKE_GEMINI=mode, GEMINI_API_KEY="k")
     with pytest.raises(AgentError, match=message):
         agent.generate_text("hi", "m")
+
+
+PLUGIN = str(Path(sys.executable).parent / "entire-agent-google-gemini")
+LINUX = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads /proc to tell a running process"
+)
+
+
+def _host_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    for name in ("tmp", "home"):
+        (tmp_path / name).mkdir(exist_ok=True)
+    return {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp"),
+            "XDG_CACHE_HOME": str(tmp_path / "cache"), "ENTIRE_PROTOCOL_VERSION": "1", **extra}  # fmt: skip
+
+
+@LINUX
+def test_no_auth_method_fails_at_once_and_gemini_never_runs(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "gemini", pids)
+    started_at = time.monotonic()
+    done = subprocess.run([PLUGIN, "generate-text", "--model", "m"], input=b"hi", capture_output=True,
+                          env=_host_env(tmp_path), timeout=25, check=False)  # fmt: skip
+    assert time.monotonic() - started_at < 5
+    settings = tmp_path / "home" / ".gemini" / "settings.json"
+    assert done.stderr.decode() == (
+        "entire-agent-google-gemini generate-text: Gemini has no auth method: set GEMINI_API_KEY, or run "
+        f"`gemini` once and sign in (or set security.auth.selectedType in {settings})\n"
+    )
+    assert not pids.exists() and leftovers(pids, tmp_path / "tmp") == []
+    settings.parent.mkdir()
+    settings.write_text(
+        '{\n  // signed in once\n  "security": {"auth": {"selectedType": "oauth-personal"}}\n}\n'
+    )
+    from entire_agent_google_gemini.textgen import auth_problem
+
+    assert auth_problem(_host_env(tmp_path), str(tmp_path / "home")) is None
+
+
+@LINUX
+def test_a_hanging_gemini_fails_within_the_limit_and_leaves_nothing(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "gemini", pids)
+    started_at = time.monotonic()
+    env = _host_env(tmp_path, GEMINI_API_KEY="k", ENTIRE_AGENT_TEXT_TIMEOUT="2")
+    done = subprocess.run([PLUGIN, "generate-text"], input=b"hi", capture_output=True, env=env, timeout=25,
+                          check=False)  # fmt: skip
+    assert time.monotonic() - started_at < 6
+    assert (
+        done.stderr.decode()
+        == "entire-agent-google-gemini generate-text: gemini -p did not answer within 2 s\n"
+    )
+    assert len(started(pids)) == 2 and leftovers(pids, tmp_path / "tmp") == []
+
+
+@LINUX
+def test_killed_by_the_host_mid_call_leaves_no_process_and_no_file(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hanging_agent(tmp_path / "bin", "gemini", pids)
+    env = _host_env(tmp_path, GEMINI_API_KEY="k")
+    assert call_and_kill([PLUGIN, "generate-text"], env, pids, kill_after=1) < 25
+    assert leftovers(pids, tmp_path / "tmp") == []
 
 
 def test_generate_text_without_gemini(repo: Path, home: Path, tmp_path: Path) -> None:
@@ -127,6 +206,7 @@ def test_doctor_fix_for_a_project_that_switched_hooks_off(
 
 def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
     agent = make_agent(repo, home, fake_gemini[0])
+    ready_host(repo, fake_gemini[0])
     agent.install_hooks()
     gemini = home / ".gemini"
     gemini.mkdir()
@@ -135,8 +215,9 @@ def test_doctor_on_a_ready_repository(repo: Path, home: Path, fake_gemini: tuple
     keys = [f"entire-google-gemini-{h}:{guard} {h}" for h in agent.hook_names]
     (gemini / "trusted_hooks.json").write_text(json.dumps({str(repo): keys}))
     report = doctor.diagnose(agent)
-    assert [check.status for check in report.checks] == ["ok"] * 6, report.render()
-    assert report.summary() == "result: 6 ok"
+    assert [check.status for check in report.checks] == ["ok"] * 12, report.render()
+    assert report.summary() == "result: 12 ok"
+    assert "ok    the 7 installed hooks call `entire hooks google-gemini <hook>`" in report.render()
 
 
 def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tuple[Path, Path]) -> None:
@@ -155,6 +236,8 @@ def test_doctor_finds_what_stops_hooks(repo: Path, home: Path, fake_gemini: tupl
         f"Gemini CLI 0.20.1 at {fake_gemini[0] / 'gemini'} is older than {WINDOW.oldest} (supported": (
             f"`npm install -g @google/gemini-cli@{WINDOW.newest}`"
         ),
+        "the `entire` command is not on PATH": chain.INSTALL_ENTIRE,
+        f"Entire is not set up in {repo}": "`entire enable --agent google-gemini`",
         "Gemini distrusts this folder": f'add "{os.path.realpath(repo)}": "TRUST_FOLDER" to {gemini / "trustedFolders.json"}',
         f"hooksConfig.disabled in {settings_path} turns off entire-google-gemini-after-agent": (
             f"remove entire-google-gemini-after-agent from hooksConfig.disabled in {settings_path}"
@@ -222,9 +305,34 @@ def test_doctor_command_exit_status(
     repo: Path, home: Path, fake_gemini: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     agent = make_agent(repo, home, fake_gemini[0], GEMINI_CLI_TRUST_WORKSPACE="true")
+    ready_host(repo, fake_gemini[0])
     assert doctor.run(agent, []) == 1
     agent.install_hooks()
     assert doctor.run(agent, []) == 0  # the warning about fingerprints does not fail
     out = capsys.readouterr().out
     assert "ok    folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
-    assert out.splitlines()[-1] == "result: 1 warning, 5 ok"
+    assert out.splitlines()[-1] == "result: 1 warning, 11 ok"
+
+
+def test_doctor_reads_commented_settings_as_gemini_does(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0])
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text('{\n  // my model\n  "model": {"name": "x"} /* tail */\n}\n')
+    report = doctor.diagnose(agent, with_version=False)
+    assert "ok    settings files parse (project)" in report.render()
+    (repo / ".gemini/settings.json").write_text('{\n  // my model\n  "model": {"name": "x"\n}\n')
+    report = doctor.diagnose(agent, with_version=False)
+    assert any(
+        c.status == "FAIL" and c.what.startswith("project settings: cannot parse") for c in report.checks
+    )
+
+
+def test_doctor_outside_a_git_repository_says_git_init(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+) -> None:
+    agent = make_agent(repo, home, fake_gemini[0], git=False)
+    report = doctor.diagnose(agent, with_version=False)
+    assert (report.checks[0].status, report.checks[0].fix) == ("FAIL", "`git init`"), report.render()
+    assert not any(c.fix and "entire enable" in c.fix for c in report.checks), report.render()

@@ -77,15 +77,16 @@ def test_generate_text_scratch_dir_is_under_userprofile_on_windows(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from entire_agent_google_gemini import textgen
+    from entire_core.process import Guard
 
     calls: list[dict[str, object]] = []
 
-    def run(argv: list[str], **kwargs: object) -> SimpleNamespace:
+    def run(self: Guard, argv: list[str], **kwargs: object) -> SimpleNamespace:
         calls.append(kwargs)
         return SimpleNamespace(returncode=0, stdout=b'{"response": "ok"}', stderr=b"")
 
-    monkeypatch.setattr("subprocess.run", run)
+    monkeypatch.setattr(Guard, "run", run)
     monkeypatch.setattr(textgen, "find_gemini", lambda env: "gemini")
-    env = {"HOME": str(tmp_path / "msys"), "USERPROFILE": str(tmp_path / "profile")}
+    env = {"HOME": str(tmp_path / "msys"), "USERPROFILE": str(tmp_path / "profile"), "GEMINI_API_KEY": "k"}
     assert textgen.generate("hi", "gemini-2.5-flash", env) == "ok"
     assert str(calls[0]["cwd"]).startswith(str(tmp_path / "profile"))

@@ -92,7 +92,20 @@ def test_human_commands_refuse_unknown_flags_and_arguments(sample: ScriptRunner)
         assert (result.code, result.stdout) == (2, b""), result
         [line] = result.error.splitlines()
         assert line.startswith("entire-agent-sample doctor: ") and "doctor --help" in line
-    assert sample("doctor").code == 1  # no hooks in a fresh repository
+    assert sample("doctor").code == 1  # no git repository, no hooks
+    from entire_core.testing.host import fake_entire, fake_plugin
+    from entire_core.testing.pytest_plugin import init_repository
+
+    init_repository(sample.sandbox.repo)
+    bin_dir = sample.sandbox.root / "host-bin"
+    fake_entire(bin_dir)
+    fake_plugin(bin_dir, "sample")
+    sample.sandbox.env["PATH"] = f"{bin_dir}{os.pathsep}{sample.sandbox.env['PATH']}"
+    (sample.sandbox.repo / ".entire").mkdir()
+    (sample.sandbox.repo / ".entire" / "settings.json").write_text(
+        '{"enabled": true, "external_agents": true}'
+    )
+    assert sample("doctor").code == 1  # no hooks
     sample("install-hooks")
     done = sample("doctor")
-    assert (done.code, done.text.splitlines()[-1]) == (0, "result: 1 ok")
+    assert (done.code, done.text.splitlines()[-1]) == (0, "result: 6 ok"), done.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -27,3 +28,132 @@ def test_timeout_and_missing_binary_are_one_line_errors(tmp_path: Path) -> None:
                  timeout=1)  # fmt: skip
     with pytest.raises(AgentError, match="cannot run nope: "):
         run_tool([str(tmp_path / "nope")], name="nope", cwd=str(tmp_path), env={}, timeout=5)
+
+
+# -- killed as the host kills: nothing left running, nothing left on disk ---------------------------------
+
+HANGS = """\
+import os, subprocess, sys, time
+grandchild = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"])
+with open(sys.argv[1], "a") as f:
+    f.write(f"{os.getpid()}\\n{grandchild.pid}\\n")
+time.sleep(300)
+"""
+
+PLUGIN = """\
+import os, sys
+from entire_core.process import Guard
+pids, hangs = sys.argv[1], sys.argv[2]
+guard = Guard(os.environ, scratch_prefix="entire-agent-test-")
+with open(os.path.join(guard.scratch, "transcript.txt"), "w") as f:
+    f.write("the checkpoint's transcript")
+with open(pids, "a") as f:
+    f.write(f"scratch {guard.scratch}\\n")
+guard.run([sys.executable, hangs, pids], name="hangs", cwd=guard.scratch, env=os.environ, timeout=300)
+"""
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie nobody reaped has stopped running)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_for(predicate: object, seconds: float) -> bool:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return bool(predicate())  # type: ignore[operator]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to tell a running process")
+def test_a_plugin_killed_mid_call_leaves_no_process_and_no_file(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+
+    (tmp_path / "hangs.py").write_text(HANGS)
+    pids = tmp_path / "pids"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    plugin = subprocess.Popen([sys.executable, "-c", PLUGIN, str(pids), str(tmp_path / "hangs.py")], env=env)
+    try:
+        assert _wait_for(lambda: pids.exists() and len(pids.read_text().splitlines()) == 3, 20), (
+            "no child started"
+        )
+        lines = pids.read_text().splitlines()
+        scratch, children = Path(lines[0].split(" ", 1)[1]), [int(p) for p in lines[1:]]
+        assert scratch.parent == tmp and (scratch / "transcript.txt").exists()
+        assert all(alive(pid) for pid in children)
+        plugin.send_signal(signal.SIGKILL)  # what the host does at 30 s
+        plugin.wait()
+        assert _wait_for(lambda: not any(alive(pid) for pid in children) and not scratch.exists(), 5), (
+            f"left behind: {[p for p in children if alive(p)]}, {list(tmp.iterdir())}"
+        )
+        assert list(tmp.iterdir()) == []
+    finally:
+        plugin.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to tell a running process")
+def test_a_timeout_kills_the_whole_group_and_the_scratch_goes(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from entire_core.process import Guard
+
+    (tmp_path / "hangs.py").write_text(HANGS)
+    pids = tmp_path / "pids"
+    started = time.monotonic()
+    with Guard({"TMPDIR": str(tmp_path)}, scratch_prefix="entire-agent-test-") as guard:
+        scratch = Path(guard.scratch)
+        with pytest.raises(AgentError, match=r"^hangs did not answer within 1 s$"):
+            guard.run([sys.executable, str(tmp_path / "hangs.py"), str(pids)], name="hangs", cwd=guard.scratch,
+                      env=os.environ, timeout=1)  # fmt: skip
+    assert time.monotonic() - started < 5
+    children = [int(p) for p in pids.read_text().split()]
+    assert _wait_for(lambda: not any(alive(pid) for pid in children), 2), "the group outlived the timeout"
+    assert not scratch.exists()
+
+
+def test_the_text_limit_can_be_shortened_never_lengthened() -> None:
+    from entire_core.process import TEXT_SECONDS, text_seconds
+
+    assert text_seconds({}) == TEXT_SECONDS == 25.0
+    assert text_seconds({"ENTIRE_AGENT_TEXT_TIMEOUT": "2.5"}) == 2.5
+    assert text_seconds({"ENTIRE_AGENT_TEXT_TIMEOUT": "90"}) == 25.0
+    assert text_seconds({"ENTIRE_AGENT_TEXT_TIMEOUT": "soon"}) == 25.0
+
+
+@pytest.mark.skipif(os.name == "nt", reason="setsid is POSIX")
+def test_a_timeout_returns_even_when_an_escaped_process_holds_the_output(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    from entire_core.process import Guard
+
+    pidfile = tmp_path / "escaped"
+    code = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(60)\n"
+    )
+    started_at = time.monotonic()
+    try:
+        with Guard({}) as guard, pytest.raises(AgentError, match="did not answer within 1 s"):
+            guard.run(
+                [sys.executable, "-c", code], name="escapes", cwd=str(tmp_path), env=os.environ, timeout=1
+            )
+        assert time.monotonic() - started_at < 6
+    finally:
+        if pidfile.exists():
+            subprocess.run(["kill", "-9", pidfile.read_text()], check=False)

@@ -46,7 +46,9 @@ def make_sim(repo: Path, bin_dir: Path, **env: str) -> Simulator:
     }
     sim = Simulator(repo, state_dir=repo.parent / "state", env=base)
     (repo / ".entire").mkdir(exist_ok=True)
-    (repo / ".entire" / "settings.json").write_text('{"enabled": true}\n', encoding="utf-8")
+    (repo / ".entire" / "settings.json").write_text(
+        '{"enabled": true, "external_agents": true}\n', encoding="utf-8"
+    )
     return sim
 
 

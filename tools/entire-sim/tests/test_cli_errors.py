@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -93,11 +94,15 @@ def test_the_shim_enables_and_uninstalls_like_the_cli(repo: Path, bin_dir: Path)
     enabled = subprocess.run(["entire", "enable", "--agent", "sample"], cwd=repo, env=env,
                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert enabled.returncode == 0 and "Installed" in enabled.stdout, enabled
-    assert (repo / ".entire" / "settings.local.json").read_text() == '{\n  "external_agents": true\n}\n'
-    removed = subprocess.run(["entire", "disable", "--uninstall"], cwd=repo, env=env,
+    assert json.loads((repo / ".entire" / "settings.json").read_text()) == {
+        "enabled": True,
+        "external_agents": True,
+    }
+    assert not (repo / ".entire" / "settings.local.json").exists()  # v0.10.3 writes none
+    removed = subprocess.run(["entire", "disable", "--uninstall", "--force"], cwd=repo, env=env,
                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert removed.returncode == 0 and "sample" in removed.stdout, removed
     assert files(repo) == before
     bad = subprocess.run(["entire", "disable", "--everything"], cwd=repo, env=env,
                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
-    assert bad.returncode == 2 and bad.stderr.startswith("usage: entire")
+    assert bad.returncode == 1 and bad.stderr.endswith("\nError: Invalid usage: unknown flag: --everything\n")

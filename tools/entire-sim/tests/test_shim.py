@@ -53,16 +53,31 @@ def test_gates_exit_quietly(repo: Path, bin_dir: Path, marker: Path, tmp_path: P
     env = _setup(repo, bin_dir, marker)
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
-    assert _shim(env, outside, b"{}", "broken", "start").returncode == 0
-    (repo / ".entire" / "settings.json").write_text('{"enabled": false}')
-    assert _shim(env, repo, b"{}", "broken", "start").returncode == 0
+    unknown = b'unknown agent "broken" (not found as built-in or external plugin)\n'
+    assert (
+        _shim(env, outside, b"{}", "broken", "start").returncode,
+        _shim(env, outside, b"{}", "broken", "start").stderr,
+    ) == (1, unknown)
+    (repo / ".entire" / "settings.local.json").write_text('{"enabled": false}')
+    assert _shim(env, repo, None, "broken", "start").returncode == 0  # not enabled: stdin is not even read
+    (repo / ".entire" / "settings.local.json").write_text('{"external_agents": false}')
+    off = _shim(env, repo, b"{}", "broken", "start")
+    assert (off.returncode, off.stderr) == (1, unknown)  # v0.10.3: no plugin is looked for
     assert not _parse_hook_ran(marker)
 
 
-def test_unknown_agent_or_hook_fails(repo: Path, bin_dir: Path, marker: Path) -> None:
+def test_an_unknown_agent_fails_and_an_unknown_hook_is_a_quiet_no_op(
+    repo: Path, bin_dir: Path, marker: Path
+) -> None:
     env = _setup(repo, bin_dir, marker)
-    assert b'unknown command "nope"' in _shim(env, repo, b"{}", "nope", "start").stderr
-    assert b'unknown command "nope"' in _shim(env, repo, b"{}", "broken", "nope").stderr
+    nope = _shim(env, repo, b"{}", "nope", "start")
+    assert (nope.returncode, nope.stderr) == (
+        1,
+        b'unknown agent "nope" (not found as built-in or external plugin)\n',
+    )
+    quiet = _shim(env, repo, b"{}", "broken", "nope")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    assert not _parse_hook_ran(marker)
 
 
 def test_does_not_wait_for_end_of_file(repo: Path, bin_dir: Path, marker: Path) -> None:

@@ -111,30 +111,31 @@ def check_history(report: Report, agent: Agent) -> None:
 
 
 def check_programs(report: Report, agent: Agent) -> None:
-    """Aider against its support window, and the two commands our notification command runs."""
+    """Aider against its support window, and the program our notification command runs."""
     from entire_core.doctor import check_version
 
     from entire_agent_aider.versions import WINDOW
 
     check_version(report, WINDOW, "aider", agent.env)
-    fixes = {
-        "entire": "install the Entire CLI and put `entire` on PATH",
-        "entire-agent-aider": "`uv tool install --compile-bytecode entire-agent-aider`",
-    }
-    for tool, fix in fixes.items():
-        found = shutil.which(tool, path=agent.env.get("PATH", os.defpath))
-        if found:
-            report.ok(f"{tool} is on PATH: {found}")
-        else:
-            report.fail(f"{tool} is not on PATH, so Aider's notification command cannot reach Entire", fix)
+    # `entire` itself is checked with the rest of the chain (entire_core.chain).
+    tool, fix = "entire-agent-aider", "`uv tool install --compile-bytecode entire-agent-aider`"
+    found = shutil.which(tool, path=agent.env.get("PATH", os.defpath))
+    if found:
+        report.ok(f"{tool} is on PATH: {found}")
+    else:
+        report.fail(f"{tool} is not on PATH, so Aider's notification command cannot reach Entire", fix)
 
 
 def diagnose(agent: Agent) -> Report:
     """Run every check against the agent's repository and environment."""
+    from entire_core.chain import check_host
     from entire_core.doctor import Report
 
     report = Report.for_agent(agent)
     check_programs(report, agent)
+    if not check_host(report, agent).in_git:
+        report.skip("Entire's block in .aider.conf.yml", "not a git repository")
+        return report
     check_block(report, agent)
     check_overrides(report, agent)
     check_history(report, agent)

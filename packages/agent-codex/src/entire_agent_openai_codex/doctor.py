@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from entire_core.chain import check_hook_commands
+
 from entire_agent_openai_codex import hooks, trust
 
 TYPE_CHECKING = False
@@ -24,9 +26,7 @@ INSTALL = "`entire enable --agent openai-codex` (or `" + PROGRAM + " install-hoo
 
 
 def check_codex(report: Report, agent: Agent) -> None:
-    """The Codex on PATH against the window, and the ``entire`` command our hooks call."""
-    import shutil
-
+    """The Codex on PATH against the window."""
     from entire_core.doctor import check_version
     from entire_core.versions import parse_version
 
@@ -37,14 +37,22 @@ def check_codex(report: Report, agent: Agent) -> None:
     if verdict is not None and verdict.supported and parsed is not None and parsed < SUBAGENT_HOOKS:
         report.warn(f"Codex CLI {verdict.version} has no subagent hooks (they start at 0.139.0): a subagent's "
                     "work counts in its parent's turn", f"`{WINDOW.upgrade_command()}`")  # fmt: skip
-    if shutil.which("entire", path=agent.env.get("PATH")) is None:
-        report.fail("the `entire` command is not on PATH: every hook exits without recording",
-                    "install the Entire CLI and put `entire` on PATH")  # fmt: skip
-    else:
-        report.ok("`entire` is on PATH")
 
 
-def check_hooks_file(report: Report, agent: Agent, hooks_path: str) -> dict[str, Any] | None:
+def check_project_config(report: Report, agent: Agent) -> dict[str, Any]:
+    """The project's ``.codex/config.toml`` parses as Codex parses it: when it does not, ``codex`` refuses to start."""
+    project_config = os.path.join(agent.repo_root, ".codex", "config.toml")
+    project, problem = trust.read_config(project_config)
+    if problem:
+        report.fail(problem, f"edit {project_config} until it is valid TOML")
+    elif os.path.exists(project_config):
+        report.ok(f"{project_config} parses")
+    return project
+
+
+def check_hooks_file(
+    report: Report, agent: Agent, hooks_path: str, project: dict[str, Any]
+) -> dict[str, Any] | None:
     """Our hooks in ``.codex/hooks.json``; returns the file's events when it could be read."""
     events, problem = trust.read_hooks(hooks_path)
     if problem:
@@ -66,12 +74,11 @@ def check_hooks_file(report: Report, agent: Agent, hooks_path: str) -> dict[str,
         report.fail(f"Entire hooks out of date: {', '.join(stale)}", f"`{PROGRAM} install-hooks --force`")
     if not missing and not stale:
         report.ok(f"all {len(hooks.HOOK_EVENTS)} Entire hooks installed in {hooks_path}")
+    check_hook_commands(report, agent, [handler.get("command", "") for *_, handler in ours], hooks_path)
     project_config = os.path.join(agent.repo_root, ".codex", "config.toml")
-    if os.path.exists(project_config):
-        project, _ = trust.read_config(project_config)
-        if isinstance(project.get("hooks"), dict) and set(project["hooks"]) - {"state"}:
-            report.warn(f"{project_config} declares hooks too; Codex loads both files and warns at start",
-                        f"move the hooks of {project_config} into {hooks_path}")  # fmt: skip
+    if isinstance(project.get("hooks"), dict) and set(project["hooks"]) - {"state"}:
+        report.warn(f"{project_config} declares hooks too; Codex loads both files and warns at start",
+                    f"move the hooks of {project_config} into {hooks_path}")  # fmt: skip
     return events if ours else None
 
 
@@ -114,6 +121,7 @@ def check_trust(
 
 def diagnose(agent: Agent) -> Report:
     """Check the whole chain for this repository: binary, hooks file, project and hook trust."""
+    from entire_core.chain import check_host
     from entire_core.doctor import Report
 
     from entire_agent_openai_codex import paths
@@ -122,7 +130,12 @@ def diagnose(agent: Agent) -> Report:
     hooks_path = os.path.join(agent.repo_root, hooks.HOOKS_FILE)
     config_path = os.path.join(paths.codex_home(agent.env), "config.toml")
     check_codex(report, agent)
-    events = check_hooks_file(report, agent, hooks_path)
+    host = check_host(report, agent)
+    project = check_project_config(report, agent)
+    if not host.in_git:
+        report.skip("Entire's hooks, project and hook trust", "not a git repository")
+        return report
+    events = check_hooks_file(report, agent, hooks_path, project)
     check_trust(report, agent, hooks_path, config_path, events)
     return report
 

@@ -16,8 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-TIMEOUT_SECONDS = 25.0
-"""The CLI kills a plugin call after 30 s; stop first so the user gets our message, not a kill."""
+LOGIN_SECONDS = 5.0
+"""How long ``codex login status`` may take: it reads a file and answers at once."""
 
 _LOGIN_HINTS = ("not logged in", "login", "401", "unauthorized", "api key", "api_key", "authentication")
 
@@ -40,30 +40,70 @@ def _reason(stderr: str, code: int) -> str:
     return f"codex exec failed: {detail}"
 
 
+def _custom_provider(env: Mapping[str, str]) -> bool:
+    """True when the user's config.toml picks a model provider other than OpenAI's (no login needed)."""
+    import tomllib
+
+    from entire_agent_openai_codex import paths
+
+    try:
+        with open(os.path.join(paths.codex_home(env), "config.toml"), "rb") as f:
+            config = tomllib.load(f)
+    except (OSError, ValueError):
+        return False
+    from entire_core.jsonvalues import obj
+
+    profile = obj(obj(config.get("profiles")).get(str(config.get("profile", ""))))
+    provider: object = profile.get("model_provider") or config.get("model_provider")
+    return isinstance(provider, str) and provider not in ("", "openai")
+
+
+def check_login(binary: str, env: Mapping[str, str], timeout: float) -> None:
+    """Fail at once, with Codex's own words, when ``codex login status`` says it is not logged in.
+
+    Skipped when Codex needs no login: an API key in the environment, or a provider of the user's own.
+    """
+    import subprocess
+
+    if env.get("CODEX_API_KEY") or env.get("OPENAI_API_KEY") or _custom_provider(env):
+        return
+    try:
+        done = subprocess.run([binary, "login", "status"], stdin=subprocess.DEVNULL, capture_output=True,
+                              env=dict(env), timeout=timeout, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return  # codex exec will say what is wrong
+    said = (done.stdout + done.stderr).decode("utf-8", "replace")
+    if done.returncode != 0 and "not logged in" in said.lower():
+        raise AgentError("Codex is not logged in (`codex login status`: Not logged in): run `codex login`")
+
+
 def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     """Codex's final message for ``prompt``; AgentError with one clear line when it cannot answer."""
     import shutil
-    import tempfile
+    import time
 
     from entire_core import validate
-    from entire_core.process import run_tool
+    from entire_core.process import Guard, text_seconds
 
+    deadline = time.monotonic() + text_seconds(env)
     validate.model_name(model)  # before any argv is built: on Windows codex is a .cmd run by cmd.exe
     binary = shutil.which("codex", path=env.get("PATH"))
     if binary is None:
         from entire_agent_openai_codex.versions import WINDOW
 
         raise AgentError(*WINDOW.not_installed("codex"))
-    with tempfile.TemporaryDirectory(prefix="entire-codex-generate-") as workdir:
+    check_login(binary, env, min(LOGIN_SECONDS, deadline - time.monotonic()))
+    with Guard(env, scratch_prefix="entire-codex-generate-") as guard:
+        workdir = guard.scratch
         answer_file = os.path.join(workdir, "answer.txt")
         run_dir = os.path.join(workdir, "run")
         os.mkdir(run_dir)
-        done = run_tool(
+        done = guard.run(
             command(binary, model, run_dir, answer_file),
             name="codex exec",
             cwd=run_dir,
             env=env,
-            timeout=TIMEOUT_SECONDS,
+            timeout=max(0.1, deadline - time.monotonic()),
             stdin=prompt.encode("utf-8"),
         )
         stderr = done.stderr.decode("utf-8", errors="replace")

@@ -264,9 +264,10 @@ def remove_trust(config_path: str, hooks_path: str, events: Mapping[str, Any], a
     hashes = our_hashes(events, agent_name)
     removed: list[str] = []
     with edit_toml(config_path, create=False) as doc:
-        hooks_table = doc.data.get("hooks")
-        state = hooks_table.get("state") if hooks_table is not None else None
-        if state is None:
+        data: Any = doc.data
+        hooks_table: Any = data.get("hooks")
+        state: Any = hooks_table.get("state") if hooks_table is not None else None
+        if hooks_table is None or state is None:
             return []
         for key in list(state):
             if key.startswith(prefixes) and as_dict(state[key]).get("trusted_hash") in hashes:

@@ -91,6 +91,7 @@ def _get(layer: dict[str, Any], *keys: str) -> object:
 
 def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, Any]]) -> bool:
     """Our hooks in the project settings, and whether Gemini runs them; True when they are installed."""
+    from entire_core.chain import check_hook_commands
     from entire_core.errors import ConfigError
 
     project = paths.project_settings(agent.repo_root)
@@ -121,6 +122,8 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
         )
     else:
         report.ok(f"hooks installed in {project}")
+    commands = [str(h.get("command", "")) for handlers in present.values() for h in handlers]
+    check_hook_commands(report, agent, commands, project)
     enabled = True
     for name in ("user", "project", "system"):
         flag = _get(layers.get(name, {}), "hooksConfig", "enabled")
@@ -242,12 +245,17 @@ def check_folder_trust(report: Report, agent: GeminiAgent, layers: dict[str, dic
 
 def diagnose(agent: GeminiAgent, *, with_version: bool = True) -> Report:
     """Run every check against the agent's repository and environment."""
+    from entire_core.chain import check_host
     from entire_core.doctor import Report
 
     report = Report.for_agent(agent)
     if with_version:
         check_version(report, agent.env)
+    host = check_host(report, agent)
     layers = check_settings(report, agent)
+    if not host.in_git:
+        report.skip("Entire's hooks and Gemini's trust", "not a git repository")
+        return report
     if check_hooks(report, agent, layers):
         check_fingerprints(report, agent)
     else:

@@ -20,5 +20,5 @@ def sha256_hex(data: bytes) -> str:
         sha256 = __import__(builtin).sha256
     except (ImportError, AttributeError):
         from hashlib import sha256
-    digest: str = sha256(data).hexdigest()  # pyright: ignore
+    digest: str = sha256(data).hexdigest()
     return digest

@@ -101,14 +101,15 @@ def _json_loads(text: str | bytes) -> object:
 
 
 def _scanner() -> Callable[[str, int], tuple[object, int]] | None:
-    global _SCAN
-    if _SCAN is None:
+    global _scan
+    if _scan is None:
         try:
-            from _json import make_scanner  # pyright: ignore[reportMissingModuleSource]
+            from _json import make_scanner
         except ImportError:
             return None
-        _SCAN = make_scanner(_DecoderSettings())
-    return _SCAN
+        # The C scanner reads a decoder's attributes only; typeshed asks for a JSONDecoder.
+        _scan = make_scanner(_DecoderSettings())  # pyright: ignore[reportArgumentType]
+    return _scan
 
 
 class _DecoderSettings:
@@ -125,4 +126,4 @@ class _DecoderSettings:
         return float(name.replace("Infinity", "inf"))  # NaN, Infinity, -Infinity, as json.loads
 
 
-_SCAN: Callable[[str, int], tuple[object, int]] | None = None
+_scan: Callable[[str, int], tuple[object, int]] | None = None

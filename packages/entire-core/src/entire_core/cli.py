@@ -260,7 +260,7 @@ def console_main(agent: str) -> Callable[[], NoReturn]:
     def main() -> NoReturn:
         agent_cls = _load(agent)
         assert isinstance(agent_cls, type)
-        exit_now(run(agent_cls))  # pyright: ignore[reportUnknownArgumentType]
+        exit_now(run(agent_cls))
 
     return main
 

@@ -156,7 +156,7 @@ def decode_payload(stdin: bytes) -> tuple[dict[str, object] | None, str]:
         # UnicodeDecodeError is a ValueError: bytes that are not UTF-8 are no JSON either.
         return None, "stdin is not JSON"
     if not isinstance(value, dict):
-        kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+        kinds: dict[type, str] = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
         kind = kinds.get(type(value), "a number")
         return None, f"stdin is {kind}, not a JSON object"
     payload: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]

@@ -1,7 +1,7 @@
 """Commands we print for people to paste into a shell (``format-resume-command``), quoted for it.
 
-The Entire CLI prints our resume command after ``entire resume`` and ``entire rewind``; the user pastes
-it into their terminal. On Linux and macOS that is a POSIX shell. On Windows it may be cmd.exe or
+The Entire CLI prints our resume command after ``entire session resume <branch>``; the user pastes it
+into their terminal. On Linux and macOS that is a POSIX shell. On Windows it may be cmd.exe or
 PowerShell, and we cannot tell which, so a Windows command must mean the same in both.
 """
 

@@ -80,7 +80,8 @@ class SupportWindow:
 
     def __post_init__(self) -> None:
         parsed = [parse_version(t.version) for t in self.tested]
-        if not parsed or None in parsed or parsed != sorted(parsed) or len(set(parsed)) != len(parsed):
+        known = [v for v in parsed if v is not None]
+        if not known or len(known) != len(parsed) or known != sorted(known) or len(set(known)) != len(known):
             raise ValueError(f"{self.agent}: tested versions must be X.Y.Z, distinct and oldest first")
 
     @property

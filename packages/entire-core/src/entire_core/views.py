@@ -41,7 +41,9 @@ from entire_core import offsets
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, ClassVar, Protocol
+    from typing import Any, ClassVar
+
+    from entire_core.agent import Agent as ViewOwner
 
     # The tools a ViewFormat cuts with, re-exported (loaded on first use by ``__getattr__`` below).
     from entire_core.cutting import MARKER as MARKER
@@ -52,20 +54,6 @@ if TYPE_CHECKING:
     from entire_core.cutting import cut_text as cut_text
     from entire_core.cutting import shorten_json as shorten_json
     from entire_core.cutting import shorten_value as shorten_value
-
-    class ViewOwner(Protocol):
-        """What views need of an agent (``entire_core.agent.Agent`` has it)."""
-
-        @property
-        def name(self) -> str: ...
-        @property
-        def env(self) -> Mapping[str, str]: ...
-        @property
-        def repo_root(self) -> str: ...
-        @property
-        def session_file_suffix(self) -> str: ...
-        def view_format(self) -> ViewFormat | None: ...
-
 
 BUDGET_ENV = "ENTIRE_VIEW_BUDGET"
 RECORD_BUDGET_ENV = "ENTIRE_VIEW_RECORD_BUDGET"

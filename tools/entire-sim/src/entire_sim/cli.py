@@ -89,7 +89,8 @@ def _main(argv: list[str] | None) -> int:
     p.add_argument("agent", help="the plugin's registry name")
     p.add_argument("hook", help="one of the hook names its info declares")
     p = sub.add_parser(
-        "resume", help="restore a recorded session through the plugin, as `entire resume` does"
+        "resume",
+        help="restore a recorded session through the plugin, as `entire session resume <branch>` does",
     )
     p.add_argument("--agent", required=True, help="the plugin's registry name")
     p.add_argument("--session-id", required=True, help="a session id from `entire-sim report`")

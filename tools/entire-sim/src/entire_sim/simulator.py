@@ -27,13 +27,27 @@ def repo_root_of(cwd: str) -> str | None:
     return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
 
 
+def settings_of(repo: str) -> dict[str, Any]:
+    """Entire's settings as the CLI merges them: ``.entire/settings.json``, then ``settings.local.json`` over it."""
+    merged: dict[str, Any] = {}
+    for name in ("settings.json", "settings.local.json"):
+        try:
+            layer = json.loads(Path(repo, ".entire", name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(layer, dict):
+            merged.update(layer)
+    return merged
+
+
 def is_enabled(repo: str) -> bool:
-    """Entire is enabled in the repository (``.entire/settings.json`` says so)."""
-    try:
-        settings = json.loads(Path(repo, ".entire", "settings.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(settings, dict) and settings.get("enabled") is True
+    """Entire is enabled in the repository (the merged settings say so)."""
+    return settings_of(repo).get("enabled") is True
+
+
+def external_agents_on(repo: str) -> bool:
+    """Plugins are looked for on PATH here: ``external_agents`` is true in the merged settings (v0.10.3)."""
+    return settings_of(repo).get("external_agents") is True
 
 
 def state_dir_for(repo: str, env: dict[str, str]) -> Path:
@@ -106,10 +120,27 @@ class Simulator:
         plugin = self.plugin(name)  # an unknown agent changes nothing
         entire_dir = self.repo / ".entire"
         entire_dir.mkdir(exist_ok=True)
-        (entire_dir / "settings.json").write_text('{\n  "enabled": true\n}\n', encoding="utf-8")
-        (entire_dir / "settings.local.json").write_text('{\n  "external_agents": true\n}\n', encoding="utf-8")
+        # As v0.10.3: both switches in the committed settings.json (kept keys and all), none in settings.local.json
+        # but a local "enabled" brought in line; hosts after entireio/cli PR #2268 write external_agents locally.
+        for name, keys in (
+            ("settings.json", ("enabled", "external_agents")),
+            ("settings.local.json", ("enabled",)),
+        ):
+            path = entire_dir / name
+            try:
+                settings = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                if name == "settings.local.json":
+                    continue
+                settings = {}
+            settings = settings if isinstance(settings, dict) else {}
+            if name == "settings.local.json" and "enabled" not in settings:
+                continue
+            path.write_text(
+                json.dumps({**settings, **dict.fromkeys(keys, True)}, indent=2) + "\n", encoding="utf-8"
+            )
         (entire_dir / ".gitignore").write_text(
-            "tmp/\nmetadata/\nsim/\nsettings.local.json\n", encoding="utf-8"
+            "tmp/\nsettings.local.json\nmetadata/\nlogs/\nredactors/local/\nsim/\n", encoding="utf-8"
         )
         try:
             plugin.json("detect")
@@ -177,7 +208,7 @@ class Simulator:
     # -- resume ---------------------------------------------------------------------------------------------
 
     def resume(self, name: str, session_id: str, *, chunk_size: int | None = None) -> dict[str, Any]:
-        """``entire resume``: restore the last stored transcript of a session through the plugin."""
+        """``entire session resume``: restore the last stored transcript of a session through the plugin."""
         plugin = self.plugin(name)
         try:
             return self._resume(plugin, session_id, chunk_size)

@@ -399,6 +399,22 @@ class AgentContract:
             env.call("install-hooks")
             check_doctor_report(env.raw("doctor"), self.agent_cls.name)
 
+    def test_doctor_outside_a_git_repository_says_git_init(self, env: Env) -> None:
+        """The hooks do nothing outside a git repository, and `entire enable` fails there: the fix is git init."""
+        from entire_core.chain import git_common_dir
+
+        if git_common_dir(str(env.sandbox.repo)) is not None:
+            pytest.skip("the test's directory is inside a git repository")
+        result = env.raw("doctor")
+        assert result.code == 1, f"doctor passes outside a git repository: {result!r}"
+        fixes = [
+            line.split("fix: ", 1)[1] for line in result.text.splitlines() if line.startswith("      fix: ")
+        ]
+        assert "`git init`" in fixes, result.text
+        assert not any("entire enable" in fix for fix in fixes), (
+            f"a fix that fails outside git: {result.text}"
+        )
+
     def test_doctor_refuses_unknown_flags_and_arguments(self, env: Env) -> None:
         for args in (["--no-such-flag"], ["--no-such-flag=1"], ["extra"]):
             result = env.fails("doctor", *args)

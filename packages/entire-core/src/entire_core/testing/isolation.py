@@ -129,7 +129,7 @@ def inside_temp(path: str | os.PathLike[str]) -> bool:
     Where both hold a path, the nearer one decides: the checkout in ``/tmp`` is kept out, the session's
     root is allowed even if the system's temporary directory were inside the checkout.
     """
-    real = os.path.realpath(os.fspath(path))
+    real: str = os.path.realpath(os.fspath(path))
     return _nearest(real, _TEMP_ROOTS, itself=False) > _nearest(real, _KEPT_OUT, itself=True)
 
 

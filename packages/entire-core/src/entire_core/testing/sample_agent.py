@@ -287,11 +287,15 @@ class ViewedSampleAgent(SampleAgent):
 
 
 def doctor(agent: Agent, argv: list[str]) -> int:
-    """The sample's doctor, on core's report model: are the hooks installed?"""
+    """The sample's doctor, on core's report model: the chain every agent shares, then its hooks."""
+    from entire_core.chain import check_host
     from entire_core.doctor import Report
 
     assert isinstance(agent, SampleAgent)
     report = Report.for_agent(agent)
+    if not check_host(report, agent).in_git:
+        report.skip("Entire's hooks", "not a git repository")
+        return report.print()
     path = os.path.join(agent.repo_root, HOOKS_FILE)
     if agent.are_hooks_installed():
         report.ok(f"hooks installed in {path}")

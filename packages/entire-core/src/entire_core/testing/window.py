@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from entire_core.agent import Agent
+from entire_core.agent import Agent, HookSupport
 from entire_core.errors import AgentError
 from entire_core.testing.runner import Sandbox
 from entire_core.versions import SupportWindow
@@ -88,6 +88,7 @@ class SupportWindowContract:
         stand_in = bin_dir / self.binary
         env = {**sandbox.env, **self.extra_env, "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"}
         agent = self.agent_cls(env=env, cwd=str(sandbox.repo))
+        assert isinstance(agent, HookSupport)
         below = just_below(self.window.oldest)
         stand_in.write_text(f"#!/bin/sh\necho '{self.version_line.format(version=below)}'\n")
         stand_in.chmod(0o755)
