@@ -76,9 +76,13 @@ def test_notify_without_pid_or_proc_uses_the_launchers_history_file(
     monkeypatch.setenv("ENTIRE_AIDER_SESSION", "aider-run-1")
     monkeypatch.delenv("AIDER_CHAT_HISTORY_FILE", raising=False)
     monkeypatch.setenv(notify.HISTORY_ENV, str(chosen))
-    assert notify.notify(AiderAgent(), []) == 0  # the cmd.exe command passes no --aider-pid
+    assert (
+        notify.notify(AiderAgent(), AiderAgent.commands["notify"].parse([])) == 0
+    )  # the cmd.exe command passes no --aider-pid
     monkeypatch.delenv(notify.HISTORY_ENV)
-    assert notify.notify(AiderAgent(), []) == 0  # not launched: the default history file of the git root
+    assert (
+        notify.notify(AiderAgent(), AiderAgent.commands["notify"].parse([])) == 0
+    )  # not launched: the default history file of the git root
     assert [(root, history) for root, history, _ in delivered] == [
         (str(repo), str(chosen)),
         (str(repo), str(repo / ".aider.chat.history.md")),
@@ -96,7 +100,13 @@ def test_the_launcher_tells_notify_the_history_file(tmp_path: Path, monkeypatch:
     fake.chmod(0o755)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path / "no-entire-here"))
-    assert launcher.run(AiderAgent(), ["--aider", str(fake), "--", "--chat-history-file", "talk.md"]) == 0
+    assert (
+        launcher.run(
+            AiderAgent(),
+            AiderAgent.commands["run"].parse(["--aider", str(fake), "--", "--chat-history-file", "talk.md"]),
+        )
+        == 0
+    )
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen["history"] == str(tmp_path / "talk.md")
     assert seen["argv"][-2:] == ["--notifications-command", hooks.NOTIFY_COMMAND]

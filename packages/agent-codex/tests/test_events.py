@@ -33,6 +33,18 @@ def test_stop_announces_the_turn_for_prepare_transcript(agent: OpenAICodexAgent)
     }
 
 
+def test_stop_without_writable_scratch_is_still_its_event(agent: OpenAICodexAgent) -> None:
+    """The announcement is a hint: where core cannot write it, the hook answers and prepare just does not wait."""
+    blocked = Path(agent.repo_root, ".entire", "tmp")
+    blocked.parent.mkdir(parents=True, exist_ok=True)
+    blocked.write_text("not a directory")
+    stop = payload("07_s1_Stop.json")
+    event = agent.parse_hook("stop", stop)
+    assert event is not None and event.to_wire() == EXPECTED_EVENTS["07_s1_Stop.json"]
+    assert state.pending_turn_end(agent, str(stop["transcript_path"])) == {}
+    state.clear_turn_end(agent, str(stop["transcript_path"]))
+
+
 def test_subagent_stop_finds_the_childs_rollout_and_task(agent: OpenAICodexAgent) -> None:
     day = Path(agent.env["CODEX_HOME"], "sessions", "2026", "11", "30")
     day.mkdir(parents=True)

@@ -15,6 +15,7 @@ from entire_agent_openai_codex import doctor, hooks, trust
 from entire_agent_openai_codex.agent import OpenAICodexAgent
 from entire_agent_openai_codex.versions import WINDOW
 from entire_core.chain import INSTALL_ENTIRE
+from entire_core.cli_flags import Flags
 from entire_core.errors import ConfigError
 from entire_core.testing.host import fake_entire, fake_plugin
 from entire_core.testing.pytest_plugin import MakeAgent
@@ -26,6 +27,11 @@ model = "gpt-5.5"   # keep this comment
 [projects."/elsewhere"]
 trust_level = "trusted"
 """
+
+
+def _flags(command: str, *args: str) -> Flags:
+    """The command line of one of the agent's commands, parsed as the dispatcher parses it."""
+    return OpenAICodexAgent.commands[command].parse(args)
 
 
 # Hashes Codex 0.171.0 accepted in the end-to-end run: with these entries (and no bypass flag) it ran
@@ -122,12 +128,12 @@ def test_trust_appends_only_our_entries_and_keeps_every_byte(
 ) -> None:
     agent.install_hooks()
     assert statuses(agent) == ["untrusted"] * 8
-    assert trust.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, _flags("trust")) == 0
     assert "The project itself is not trusted" in capsys.readouterr().out
     text = Path(agent.env["CODEX_HOME"], "config.toml").read_text()
     assert text.startswith(CONFIG)
     assert statuses(agent) == ["trusted"] * 8
-    assert trust.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--project")) == 0
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     again = config.read_text()
     repo = os.path.realpath(agent.repo_root)
@@ -141,7 +147,7 @@ def test_trust_appends_only_our_entries_and_keeps_every_byte(
     assert out[9:] == [
         f'Marked {repo} a trusted project in {config} ([projects."{repo}"] trust_level = "trusted")'
     ]
-    assert trust.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--project")) == 0
     assert config.read_text() == again  # nothing more to write
     assert capsys.readouterr().out.splitlines()[-1] == f"{repo} was already a trusted project in {config}"
 
@@ -150,7 +156,7 @@ def test_modified_disabled_and_moved_hooks(
     agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]
 ) -> None:
     agent.install_hooks()
-    trust.trust_command(agent, ["--project"])
+    trust.trust_command(agent, _flags("trust", "--project"))
     hooks_path = Path(agent.repo_root, ".codex", "hooks.json")
     data = json.loads(hooks_path.read_text())
     data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 45  # changed since trusted
@@ -180,7 +186,7 @@ def test_modified_disabled_and_moved_hooks(
     assert "FAIL  untrusted, so Codex skips them: session-end\n" in report
     assert "Entire hooks out of date: stop" in report
     capsys.readouterr()
-    trust.trust_command(agent, [])
+    trust.trust_command(agent, _flags("trust"))
     states = trust.hook_states(tomllib.loads(config_path.read_text()))
     stale = f"{os.path.realpath(hooks_path)}:session_end:0:0"
     assert stale not in states  # our stale entry went, and the command says so
@@ -201,7 +207,7 @@ def test_modified_disabled_and_moved_hooks(
 
 
 def test_doctor_names_each_broken_link(agent: OpenAICodexAgent, capsys: pytest.CaptureFixture[str]) -> None:
-    assert doctor.doctor(agent, []) == 1
+    assert doctor.doctor(agent, _flags("doctor")) == 1
     lines = capsys.readouterr().out.splitlines()
     hooks_path = os.path.join(agent.repo_root, ".codex", "hooks.json")
     assert lines[0] == f"entire-agent-openai-codex doctor: {agent.repo_root}"
@@ -242,7 +248,7 @@ def test_doctor_passes_when_everything_is_in_place(agent: OpenAICodexAgent, tmp_
     Path(agent.repo_root, ".entire").mkdir()
     Path(agent.repo_root, ".entire", "settings.json").write_text('{"enabled": true, "external_agents": true}')
     agent.install_hooks()
-    assert trust.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--project")) == 0
     report = doctor.diagnose(agent)
     assert (report.exit_code, report.summary()) == (0, "result: 10 ok"), report.render()
 
@@ -273,11 +279,11 @@ def test_doctor_outside_a_git_repository_says_git_init(make_agent: MakeAgent, tm
 
 def test_trust_refuses_without_our_hooks(agent: OpenAICodexAgent) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
-        trust.trust_command(agent, [])
+        trust.trust_command(agent, _flags("trust"))
     Path(agent.repo_root, ".codex").mkdir()
     Path(agent.repo_root, ".codex", "hooks.json").write_text('{"hooks": {}}')
     with pytest.raises(ConfigError, match="holds no Entire hooks"):
-        trust.trust_command(agent, [])
+        trust.trust_command(agent, _flags("trust"))
     from entire_core.cli import run
 
     assert run(OpenAICodexAgent, ["trust", "--bogus"]) == 2  # the dispatcher refuses undeclared flags
@@ -307,7 +313,7 @@ def test_trust_inserts_after_a_table_not_between_it_and_its_comment(agent: OpenA
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.write_text(LABELLED)
     agent.install_hooks()
-    assert trust.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--project")) == 0
     text = config.read_text()
     repo = os.path.realpath(agent.repo_root)
     assert (
@@ -325,33 +331,35 @@ def test_trust_remove_gives_back_the_users_bytes(
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.write_text(LABELLED)
     agent.install_hooks()
-    assert trust.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, _flags("trust")) == 0
     assert statuses(agent) == ["trusted"] * 8
-    assert trust.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--remove")) == 0
     assert "Removed 8 trust entries" in capsys.readouterr().out
     assert config.read_text() == LABELLED
     # After uninstall-hooks too: the entries are recognised by the hashes install-hooks writes.
-    assert trust.trust_command(agent, []) == 0
+    assert trust.trust_command(agent, _flags("trust")) == 0
     agent.uninstall_hooks()
-    assert trust.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--remove")) == 0
     assert config.read_text() == LABELLED
-    assert trust.trust_command(agent, ["--remove"]) == 0  # nothing left: nothing written
+    assert trust.trust_command(agent, _flags("trust", "--remove")) == 0  # nothing left: nothing written
     assert config.read_text() == LABELLED
 
 
 def test_trust_remove_keeps_user_entries_and_project_trust(agent: OpenAICodexAgent) -> None:
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     agent.install_hooks()
-    assert trust.trust_command(agent, ["--project"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--project")) == 0
     hooks_path = os.path.realpath(os.path.join(agent.repo_root, ".codex", "hooks.json"))
     mine = {"hooks": {"state": {f"{hooks_path}:stop:3:0": {"trusted_hash": "sha256:a hook of my own"}}}}
     config.write_text(config.read_text() + "\n" + tomli_w.dumps(mine))
-    assert trust.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--remove")) == 0
     data = tomllib.loads(config.read_text())
     assert list(trust.hook_states(data)) == [f"{hooks_path}:stop:3:0"]
     assert data["projects"][os.path.realpath(agent.repo_root)] == {"trust_level": "trusted"}
-    assert trust.trust_command(agent, ["--remove", "--project"]) == 2
-    assert trust.trust_command(agent, ["-remove", "--project=true"]) == 2  # Go's spellings mean the same
+    assert trust.trust_command(agent, _flags("trust", "--remove", "--project")) == 2
+    assert (
+        trust.trust_command(agent, _flags("trust", "-remove", "--project=true")) == 2
+    )  # Go's spellings mean the same
 
 
 @pytest.mark.parametrize("spelling", ["-remove", "--remove=true", "-remove=1"])
@@ -359,13 +367,13 @@ def test_trust_remove_in_each_spelling_the_dispatcher_accepts(agent: OpenAICodex
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.write_text(LABELLED)
     agent.install_hooks()
-    assert trust.trust_command(agent, []) == 0
-    assert trust.trust_command(agent, [spelling]) == 0
+    assert trust.trust_command(agent, _flags("trust")) == 0
+    assert trust.trust_command(agent, _flags("trust", spelling)) == 0
     assert config.read_text() == LABELLED
 
 
 def test_trust_remove_without_a_config_writes_nothing(agent: OpenAICodexAgent) -> None:
     config = Path(agent.env["CODEX_HOME"], "config.toml")
     config.unlink()
-    assert trust.trust_command(agent, ["--remove"]) == 0
+    assert trust.trust_command(agent, _flags("trust", "--remove")) == 0
     assert not config.exists()

@@ -69,6 +69,32 @@ def _chat_lines(*records: object) -> str:
     return "".join(json.dumps(r) + "\n" for r in records)
 
 
+def test_pre_compress_without_writable_scratch_is_no_event_not_an_error(
+    tmp_path: Path, agent: GeminiAgent
+) -> None:
+    """What a check saw is a hint (core writes it best effort): unwritable, no check has a baseline."""
+    blocked = Path(agent.repo_root, ".entire", "tmp")
+    blocked.parent.mkdir(parents=True, exist_ok=True)
+    blocked.write_text("not a directory")
+    chat = tmp_path / "session-2026-11-30T10-00-aaaa1111.jsonl"
+    sid = "aaaa1111-0000-4000-8000-000000000001"
+    header = {"sessionId": sid, "projectHash": "h", "startTime": "t", "lastUpdated": "t", "kind": "main"}
+    snapshot = {
+        "id": "snap",
+        "type": "user",
+        "content": [{"text": "<state_snapshot>so far</state_snapshot>"}],
+    }
+    chat.write_text(_chat_lines(header, {"$set": {"messages": [snapshot]}}))
+    hook = {
+        "session_id": sid,
+        "transcript_path": str(chat),
+        "hook_event_name": "PreCompress",
+        "trigger": "auto",
+    }
+    assert agent.parse_hook("pre-compress", hook) is None
+    assert agent.parse_hook("pre-compress", hook) is None
+
+
 def test_a_real_compression_is_one_compaction(tmp_path: Path, agent: GeminiAgent) -> None:
     chat = tmp_path / "session-2026-11-30T10-00-aaaa1111.jsonl"
     sid = "aaaa1111-0000-4000-8000-000000000001"

@@ -110,6 +110,27 @@ def test_restore_writes_the_bytes_and_lets_gemini_adopt_the_directory(
     assert agent.get_transcript_position(target) == 24  # core's view of it is refreshed by the subcommand
 
 
+def test_restore_puts_a_chat_gemini_deleted_back_under_its_own_name(
+    agent: GeminiAgent, home: Path, repo: Path
+) -> None:
+    """The chat this machine's view followed, not a new name: Gemini's clean-up deleted it, --resume lists it."""
+    from entire_core import views
+    from entire_core.types import EventType
+
+    sid = "e7a78f69-f494-40ba-bbfa-6dcf2126e6e0"
+    data = RUN1_CHAT.read_bytes()
+    chats = Path(agent.chats_dir())
+    chats.mkdir(parents=True)
+    original = chats / f"{paths.SESSION_PREFIX}2025-01-01T00-00-{sid[:8]}.jsonl"  # not this minute's name
+    original.write_bytes(data)
+    view = views.attach(agent, sid, str(original), EventType.TURN_END)
+    original.unlink()
+    agent.write_session(AgentSession(session_id=sid, agent_name="google-gemini", repo_path=str(repo),
+                                     session_ref=view, native_data=data))  # fmt: skip
+    assert original.read_bytes() == data and os.listdir(chats) == [original.name]
+    assert agent.native_session_file(sid) == str(original)
+
+
 def test_restore_as_the_cli_sends_it(agent: GeminiAgent, repo: Path, home: Path) -> None:
     """Null file lists, Go's zero time, base64 native data: through the real subcommand."""
     from entire_core.commands import write_session

@@ -306,9 +306,11 @@ def test_doctor_command_exit_status(
 ) -> None:
     agent = make_agent(repo, home, fake_gemini[0], GEMINI_CLI_TRUST_WORKSPACE="true")
     ready_host(repo, fake_gemini[0])
-    assert doctor.run(agent, []) == 1
+    assert doctor.run(agent, GeminiAgent.commands["doctor"].parse([])) == 1
     agent.install_hooks()
-    assert doctor.run(agent, []) == 0  # the warning about fingerprints does not fail
+    assert (
+        doctor.run(agent, GeminiAgent.commands["doctor"].parse([])) == 0
+    )  # the warning about fingerprints does not fail
     out = capsys.readouterr().out
     assert "ok    folder trust forced by GEMINI_CLI_TRUST_WORKSPACE=true" in out
     assert out.splitlines()[-1] == "result: 1 warning, 11 ok"

@@ -109,3 +109,16 @@ def test_human_commands_refuse_unknown_flags_and_arguments(sample: ScriptRunner)
     sample("install-hooks")
     done = sample("doctor")
     assert (done.code, done.text.splitlines()[-1]) == (0, "result: 6 ok"), done.text
+
+
+def test_a_report_for_an_agent_names_its_program(tmp_path: Path) -> None:
+    """Fixes that name one of the plugin's commands take the program from the report, not a constant."""
+    from entire_core.testing.sample_agent import SampleAgent
+
+    report = Report.for_agent(SampleAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)}))
+    assert (report.program, report.title) == (
+        "entire-agent-sample",
+        f"entire-agent-sample doctor: {tmp_path}",
+    )
+    assert LINE_FORMS.fullmatch(report.lines()[0])
+    assert Report("t").program == ""

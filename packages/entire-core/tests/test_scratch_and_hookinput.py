@@ -6,9 +6,11 @@ import hashlib
 import json
 import os
 
+import pytest
 from entire_core.hookinput import first_text, transcript_ref
+from entire_core.offsets import LinePositions
 from entire_core.paths import repo_files
-from entire_core.scratch import Scratch, path_key
+from entire_core.scratch import Scratch, path_key, write_hint
 
 
 def test_scratch_lives_in_the_agents_ignored_tmp_dir_and_round_trips(tmp_path):
@@ -21,6 +23,32 @@ def test_scratch_lives_in_the_agents_ignored_tmp_dir_and_round_trips(tmp_path):
     store.remove("turn", "k")
     assert store.load("turn", "k") == {}
     store.remove("turn", "k")  # forgetting twice is fine
+
+
+def test_a_scratch_area_that_cannot_be_written_costs_hints_never_the_call(tmp_path):
+    """Core decides once: hints are written best effort, only durable state fails when it cannot be written."""
+    blocked = tmp_path / ".entire" / "tmp"  # a file where the scratch directory should be
+    blocked.parent.mkdir()
+    blocked.write_text("not a directory")
+    store = Scratch(str(tmp_path), "sample")
+    assert store.save("hint", "k", {"a": 1}) is False
+    assert store.load("hint", "k") == {}
+    store.remove("hint", "k")  # NotADirectoryError, not only "nothing there": still no error
+    with pytest.raises(OSError):
+        store.save("queue", "k", {"a": 1}, durable=True)
+    assert write_hint(str(blocked / "x.json"), b"{}") is False
+    chat = tmp_path / "chat.jsonl"
+    chat.write_bytes(b"a\nb\n")
+    positions = LinePositions(str(blocked / "positions.json"))
+    positions.remember(str(chat), 2, 4)  # a cache that cannot be kept: a slower read later, no error
+    assert positions.byte_of(str(chat), 2) is None
+    blocked.unlink()
+    assert store.save("hint", "k", {"a": 1}) is True
+    assert store.load("hint", "k") == {"a": 1}
+    store.remove("hint", "k")
+    assert store.load("hint", "k") == {}
+    assert store.save("queue", "k", {"b": 2}, durable=True) is True
+    assert store.load("queue", "k") == {"b": 2}
 
 
 def test_scratch_keys_are_hashed_to_safe_distinct_names(tmp_path):

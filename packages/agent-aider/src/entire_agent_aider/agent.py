@@ -20,6 +20,7 @@ from entire_core.agent import (
     TranscriptCompactor,
     TranscriptPreparer,
 )
+from entire_core.cli_flags import INT
 
 from entire_agent_aider import __version__
 
@@ -79,6 +80,7 @@ class AiderAgent(
             _PKG + "notify:notify",
             "(run by Aider's notifications-command) report to Entire",
             flags={"--aider-pid PID": "Aider's process id (default: this command's parent)"},
+            kinds={"aider-pid": INT},
         ),
     }
 

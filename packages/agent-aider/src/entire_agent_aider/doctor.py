@@ -17,6 +17,7 @@ from entire_agent_aider import hooks, paths
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.doctor import Report
 
 OVERRIDES = ("AIDER_NOTIFICATIONS", "AIDER_NOTIFICATIONS_COMMAND")
@@ -74,7 +75,7 @@ def check_block(report: Report, agent: Agent) -> None:
         or values.get("notifications") is not True
     ):
         report.fail(f"Entire's block in {conf} was edited: Aider would not run Entire's command",
-                    "`entire-agent-aider install-hooks --force`")  # fmt: skip
+                    f"`{report.program} install-hooks --force`")  # fmt: skip
     else:
         report.ok(f"Entire's block is in {conf}", note=CONFIG_FLAG_NOTE)
 
@@ -118,7 +119,8 @@ def check_programs(report: Report, agent: Agent) -> None:
 
     check_version(report, WINDOW, "aider", agent.env)
     # `entire` itself is checked with the rest of the chain (entire_core.chain).
-    tool, fix = "entire-agent-aider", "`uv tool install --compile-bytecode entire-agent-aider`"
+    tool = report.program
+    fix = f"`uv tool install --compile-bytecode {tool}`"
     found = shutil.which(tool, path=agent.env.get("PATH", os.defpath))
     if found:
         report.ok(f"{tool} is on PATH: {found}")
@@ -142,6 +144,6 @@ def diagnose(agent: Agent) -> Report:
     return report
 
 
-def doctor(agent: Agent, argv: list[str]) -> int:
+def doctor(agent: Agent, flags: Flags) -> int:
     """Print the report; exit 1 when something stops turns from being recorded."""
     return diagnose(agent).print()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
 
 POLL_SECONDS = 0.2
 
@@ -32,25 +33,6 @@ def new_session_id() -> str:
     import time
 
     return "aider-run-" + time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + os.urandom(4).hex()
-
-
-def _split(argv: list[str]) -> tuple[str, list[str]]:
-    from entire_core.cli_flags import HelpRequested
-
-    aider = os.environ.get("ENTIRE_AIDER_BINARY") or "aider"
-    args = list(argv)
-    while args and args[0] != "--":
-        if args[0] == "--aider" and len(args) > 1:
-            aider, args = args[1], args[2:]
-        elif args[0].startswith("--aider="):
-            aider, args = args[0].split("=", 1)[1], args[1:]
-        elif args[0] in ("-h", "-help", "--help"):
-            raise HelpRequested  # the dispatcher prints the command's usage
-        else:
-            break  # no "--": everything is Aider's
-    if args and args[0] == "--":
-        args = args[1:]
-    return aider, args
 
 
 class Tail(threading.Thread):
@@ -78,11 +60,13 @@ def forwarded_signals() -> list[signal.Signals]:
     return [signal.SIGTERM] if hangup is None else [signal.SIGTERM, hangup]
 
 
-def run(agent: Agent, argv: list[str]) -> int:
-    """Run Aider under the launcher and return its exit status."""
+def run(agent: Agent, flags: Flags) -> int:
+    """Run Aider under the launcher and return its exit status; Aider gets everything after our flags."""
     from entire_core.cli import print_error
 
-    aider, args = _split(argv)
+    default = os.environ.get("ENTIRE_AIDER_BINARY") or "aider"
+    aider = flags.str_("aider") if "aider" in flags.given else default
+    args = list(flags.args)
     name = agent.name
     cwd = os.getcwd()
     history = paths.history_from_args(args, cwd, os.environ)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.scratch import Scratch
 
 MAX_CALLS = 64
@@ -119,12 +120,9 @@ def deliver(
     return 0
 
 
-def notify(agent: Agent, argv: list[str]) -> int:
+def notify(agent: Agent, flags: Flags) -> int:
     """The ``notify`` command that Aider's ``notifications-command`` runs (see ``hooks.NOTIFY_COMMAND``)."""
-    from entire_core.cli_flags import INT, parse_flags
-
     try:
-        flags = parse_flags(argv, {"aider-pid": INT})
         # Without --aider-pid (cmd.exe has no $PPID), the parent is cmd.exe or, on Windows, the
         # console-script launcher; it only matters where /proc exists to read Aider's command line.
         pid = flags.int_("aider-pid") or os.getppid()

@@ -104,19 +104,15 @@ class OpenAICodexAgent(
         On the machine that recorded the session, that is the rollout its view was following (its name
         carries Codex's own creation second, which the thread id's timestamp may miss by one).
         """
-        import contextlib
-
-        from entire_core import fsutil, sessions, validate, views
-        from entire_core.errors import InvalidInput
+        from entire_core import followed, fsutil, validate
 
         from entire_agent_openai_codex import paths
 
         session_id = validate.session_id(session.session_id)
-        followed = views.native_of(self, sessions.restore_target(self, session))
+        native = followed.native_file(self, session, paths.sessions_dir(self.env))
         target = self.native_session_file(session_id)
-        if os.path.basename(followed).endswith(f"-{session_id}{paths.ROLLOUT_SUFFIX}"):
-            with contextlib.suppress(InvalidInput):  # else not in this machine's Codex tree
-                target = validate.path_within(paths.sessions_dir(self.env), followed)
+        if native is not None and os.path.basename(native).endswith(f"-{session_id}{paths.ROLLOUT_SUFFIX}"):
+            target = native
         fsutil.atomic_write(target, session.native_data or b"")
         return target
 

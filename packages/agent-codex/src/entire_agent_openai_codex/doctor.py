@@ -19,10 +19,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.doctor import Report
 
-PROGRAM = "entire-agent-openai-codex"
-INSTALL = "`entire enable --agent openai-codex` (or `" + PROGRAM + " install-hooks`)"
+
+def _install(report: Report) -> str:
+    return f"`entire enable --agent openai-codex` (or `{report.program} install-hooks`)"
 
 
 def check_codex(report: Report, agent: Agent) -> None:
@@ -61,7 +63,7 @@ def check_hooks_file(
         )
         return None
     if events is None:
-        report.fail(f"Entire's hooks are not installed: {hooks_path} does not exist", INSTALL)
+        report.fail(f"Entire's hooks are not installed: {hooks_path} does not exist", _install(report))
         return None
     ours = trust.our_handlers(events, agent.name)
     wanted = hooks.wanted_groups(agent.name)
@@ -69,9 +71,11 @@ def check_hooks_file(
     missing = [h for h, e in hooks.HOOK_EVENTS.items() if (h, e) not in found]
     stale = [h for h, e, _, _, handler in ours if wanted.get(e, {}).get("hooks", [None])[0] != handler]
     if missing:
-        report.fail(f"Entire hooks missing from {hooks_path}: {', '.join(missing)}", INSTALL)
+        report.fail(f"Entire hooks missing from {hooks_path}: {', '.join(missing)}", _install(report))
     if stale:
-        report.fail(f"Entire hooks out of date: {', '.join(stale)}", f"`{PROGRAM} install-hooks --force`")
+        report.fail(
+            f"Entire hooks out of date: {', '.join(stale)}", f"`{report.program} install-hooks --force`"
+        )
     if not missing and not stale:
         report.ok(f"all {len(hooks.HOOK_EVENTS)} Entire hooks installed in {hooks_path}")
     check_hook_commands(report, agent, [handler.get("command", "") for *_, handler in ours], hooks_path)
@@ -92,7 +96,7 @@ def check_trust(
         report.skip("project and hook trust", f"{config_path} does not parse")
         return
     level = trust.project_trust(config, agent.repo_root)
-    project_fix = f"`{PROGRAM} trust --project` (or run `codex` here and accept its trust prompt)"
+    project_fix = f"`{report.program} trust --project` (or run `codex` here and accept its trust prompt)"
     if level == "trusted":
         report.ok(f"the project is trusted in {config_path}, so Codex loads .codex/")
     else:
@@ -101,7 +105,7 @@ def check_trust(
     if events is None:
         report.skip("hook trust", "Entire's hooks are not installed")
         return
-    hook_fix = f"`{PROGRAM} trust` (or run `codex`, then /hooks to review them)"
+    hook_fix = f"`{report.program} trust` (or run `codex`, then /hooks to review them)"
     by_status: dict[str, list[str]] = {}
     for item in trust.assess(hooks_path, events, config, agent.name):
         label = item.hook or item.event
@@ -140,6 +144,6 @@ def diagnose(agent: Agent) -> Report:
     return report
 
 
-def doctor(agent: Agent, argv: list[str]) -> int:
+def doctor(agent: Agent, flags: Flags) -> int:
     """Print the report; exit 0 when Codex will run every Entire hook here, 1 otherwise."""
     return diagnose(agent).print()

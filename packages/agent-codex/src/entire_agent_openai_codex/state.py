@@ -32,18 +32,14 @@ TURN_END = "turn-end"
 def expect_turn_end(agent: Agent, ref: str, payload: Mapping[str, Any]) -> None:
     """Note what the Stop hook said ended (turn id, last message) for ``prepare-transcript``.
 
-    Best effort: a hook must not fail because scratch space is not writable; prepare then just does
-    not wait.
+    A hint (core writes it best effort): when scratch space is not writable, prepare just does not wait.
     """
     expected = {
         "transcript": ref,
         "turn_id": as_str(payload.get("turn_id")),
         "message": as_str(payload.get("last_assistant_message")),
     }
-    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-        agent.scratch().save(TURN_END, path_key(ref), expected)
-    except OSError:
-        pass
+    agent.scratch().save(TURN_END, path_key(ref), expected)
 
 
 def pending_turn_end(agent: Agent, ref: str) -> dict[str, str]:
@@ -54,10 +50,7 @@ def pending_turn_end(agent: Agent, ref: str) -> dict[str, str]:
 
 def clear_turn_end(agent: Agent, ref: str) -> None:
     """Forget the announced turn once the rollout holds it."""
-    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-        agent.scratch().remove(TURN_END, path_key(ref))
-    except OSError:
-        pass
+    agent.scratch().remove(TURN_END, path_key(ref))
 
 
 # -- ephemeral sessions -------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
 
 DEFAULT_TIMEOUT_SECONDS = 600
 """The timeout Codex gives a handler that names none; it is part of the hashed identity."""
@@ -367,22 +368,18 @@ def read_hooks(path: str) -> tuple[dict[str, Any] | None, str]:
 
 # -- the trust command ----------------------------------------------------------------------------------
 
-PROGRAM = "entire-agent-openai-codex"
 
-
-def trust_command(agent: Agent, argv: list[str]) -> int:
+def trust_command(agent: Agent, flags: Flags) -> int:
     """Write trust entries for our installed hooks (and with ``--project``, the project) into config.toml.
 
-    The only code that writes the user's config.toml, and only when asked. The dispatcher has already
-    refused flags other than ``--project`` and ``--remove``.
+    The only code that writes the user's config.toml, and only when asked. ``--project`` and
+    ``--remove`` are parsed by core, as the command declares them (``agent.CodexAgent.commands``).
     """
-    from entire_core.cli import print_error
-    from entire_core.cli_flags import BOOL, parse_flags
+    from entire_core.cli import print_error, program_name
     from entire_core.errors import ConfigError
 
     from entire_agent_openai_codex import paths
 
-    flags = parse_flags(argv, {"project": BOOL, "remove": BOOL})  # -remove, --remove=true: Go's spellings
     remove, project = flags.bool_("remove"), flags.bool_("project")
     if remove and project:
         print_error(agent.name, "trust", "--remove leaves project trust alone", "drop --project")
@@ -420,7 +417,8 @@ def trust_command(agent: Agent, argv: list[str]) -> int:
         print(f"{os.path.realpath(root)} was already a trusted project in {config_path}")
     config, _ = read_config(config_path)
     if project_trust(config, root) != "trusted":
+        program = program_name(agent.name)
         print(
-            f"\nThe project itself is not trusted, so Codex still ignores .codex/: run `{PROGRAM} trust --project`."
+            f"\nThe project itself is not trusted, so Codex still ignores .codex/: run `{program} trust --project`."
         )
     return 0

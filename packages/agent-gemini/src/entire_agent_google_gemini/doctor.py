@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
     from entire_core.doctor import Report
 
     from entire_agent_google_gemini.agent import GeminiAgent
 
-PROGRAM = "entire-agent-google-gemini"
 ENABLE = "`entire enable --agent google-gemini`"
 
 
@@ -71,7 +71,7 @@ def check_settings(report: Report, agent: GeminiAgent) -> dict[str, dict[str, An
         stale = sorted(k for k, v in obj(value.get("hooks")).items() if not isinstance(v, list))
         if stale:
             keys = ", ".join(f"hooks.{k}" for k in stale)
-            fix = (f"`{PROGRAM} install-hooks --force` (it drops them)" if layer == "project" else
+            fix = (f"`{report.program} install-hooks --force` (it drops them)" if layer == "project" else
                    f"in {path}, move {keys} under hooksConfig (" + ", ".join(f"hooksConfig.{k}" for k in stale) + ")")  # fmt: skip
             report.fail(
                 f"{layer} settings {path}: {keys} is not an event list; Gemini 0.33+ rejects the file", fix
@@ -118,7 +118,7 @@ def check_hooks(report: Report, agent: GeminiAgent, layers: dict[str, dict[str, 
     if missing:
         report.fail(
             f"Entire's hooks missing or changed for {', '.join(missing)}",
-            f"`{PROGRAM} install-hooks --force`",
+            f"`{report.program} install-hooks --force`",
         )
     else:
         report.ok(f"hooks installed in {project}")
@@ -264,7 +264,7 @@ def diagnose(agent: GeminiAgent, *, with_version: bool = True) -> Report:
     return report
 
 
-def run(agent: Agent, argv: list[str]) -> int:
+def run(agent: Agent, flags: Flags) -> int:
     """The ``doctor`` command: print the report; exit 1 when a check fails."""
     from entire_agent_google_gemini.agent import GeminiAgent
 

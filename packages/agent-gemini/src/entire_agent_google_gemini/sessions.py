@@ -52,30 +52,22 @@ def restore_native(agent: Agent, session: AgentSession, gemini_home: str) -> str
     repo = session.repo_path or agent.repo_root
     project_tmp, owned = paths.project_dir(gemini_home, repo)
     chats = os.path.join(project_tmp, "chats")
-    target = _viewed_native(agent, session.session_id, chats) or session_file(chats, session.session_id)
+    target = _viewed_native(agent, session, chats) or session_file(chats, session.session_id)
     fsutil.atomic_write(target, session.native_data or b"")
     if not owned:
         paths.claim(project_tmp, repo)
     return target
 
 
-def _viewed_native(agent: Agent, session_id: str, chats: str) -> str | None:
+def _viewed_native(agent: Agent, session: AgentSession, chats: str) -> str | None:
     """The chat file this machine's view of the session followed, when it is in ``chats``.
 
     A session Gemini's clean-up deleted goes back under its own name, as Gemini wrote it.
     """
-    from entire_core import _json
-    from entire_core.jsonvalues import obj
+    from entire_core import followed
 
-    from entire_agent_google_gemini import repair
-
-    meta = repair.meta_path(repair.view_path(agent, session_id))
-    try:
-        with open(meta, "rb") as f:
-            native = obj(_json.loads(f.read())).get("native")
-    except (OSError, ValueError):
-        return None
-    if not isinstance(native, str) or not os.path.basename(native).startswith(paths.SESSION_PREFIX):
+    native = followed.native_file(agent, session, chats)
+    if native is None or not os.path.basename(native).startswith(paths.SESSION_PREFIX):
         return None
     same = os.path.normcase(os.path.dirname(native)) == os.path.normcase(os.path.abspath(chats))
     return native if same else None

@@ -14,9 +14,10 @@ from entire_core import MAX_TRANSCRIPT_BYTES as MAX_TRANSCRIPT_BYTES  # where ag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any, ClassVar
 
+    from entire_core.cli_flags import Flags
     from entire_core.protocol import AgentSession, HookInput
     from entire_core.scratch import Scratch
     from entire_core.types import CompactTranscript, Event, TokenUsage
@@ -27,18 +28,48 @@ class Command:
     """A human command an agent adds beside the protocol subcommands (``doctor``, ``trust``, ...).
 
     ``flags`` maps each flag the command accepts (``"--project"``, ``"--aider PATH"``) to one line of
-    help; ``<command> --help`` and the plugin's ``--help`` print them, so declare every flag here.
+    help; ``<command> --help`` and the plugin's ``--help`` print them, so declare every flag here. A
+    flag spelled with a value takes a string, one without is a bool; ``kinds`` names the int ones
+    (``{"aider-pid": INT}``). Core parses the command line against them (``parse``) and calls the
+    target with the parsed ``Flags``: no command reads its raw arguments. ``args`` (what follows the
+    flags in the usage line, such as ``"[--] [aider arguments...]"``) lets the command take more than
+    its flags; they are ``Flags.args``.
     """
 
-    __slots__ = ("args", "flags", "summary", "target")
+    __slots__ = ("_kinds", "args", "flags", "summary", "target")
 
     def __init__(
-        self, target: str, summary: str, *, flags: Mapping[str, str] | None = None, args: str = ""
+        self,
+        target: str,
+        summary: str,
+        *,
+        flags: Mapping[str, str] | None = None,
+        args: str = "",
+        kinds: Mapping[str, str] | None = None,
     ) -> None:
-        self.target = target  # "package.module:function"; the function takes (agent, argv) -> int
+        self.target = target  # "package.module:function"; the function takes (agent, flags: Flags) -> int
         self.summary = summary
         self.flags: Mapping[str, str] = flags or {}
-        self.args = args  # what follows the flags in the usage line, such as "-- [aider arguments...]"
+        self.args = args
+        self._kinds: Mapping[str, str] = kinds or {}
+        unknown = set(self._kinds) - {flag.split()[0].lstrip("-") for flag in self.flags}
+        if unknown:
+            raise ValueError(f"kinds of flags that are not declared: {sorted(unknown)}")
+
+    @property
+    def kinds(self) -> dict[str, str]:
+        """Each flag's name and kind, as ``cli_flags.parse_flags`` takes them."""
+        # Imported here: an agent's module declares its commands, and a hook needs none of this.
+        from entire_core.cli_flags import BOOL, STR
+
+        names = {flag.split()[0].lstrip("-"): STR if " " in flag else BOOL for flag in self.flags}
+        return {**names, **self._kinds}
+
+    def parse(self, args: Sequence[str], program: str = "") -> Flags:
+        """``args`` parsed against the declared flags (``cli_flags.parse_flags``); usage errors name ``program``."""
+        from entire_core.cli_flags import parse_flags
+
+        return parse_flags(args, self.kinds, program=program, rest=bool(self.args))
 
     def usage(self, program: str, name: str) -> str:
         """The ``--help`` text of this command."""

@@ -229,7 +229,9 @@ def check_host_finds_plugin(
     """Ask the host itself whether it finds ``entire-agent-<name>``: a hook call that records nothing."""
     import shutil
 
-    program = f"entire-agent-{agent.name}"
+    from entire_core.cli import program_name
+
+    program = program_name(agent.name)
     root = agent.repo_root
     if shutil.which(program, path=agent.env.get("PATH", os.defpath)) is None:
         report.fail(f"{program} is not on PATH, so the Entire CLI cannot find it",
@@ -262,6 +264,7 @@ def check_host_finds_plugin(
 
 def check_hook_commands(report: Report, agent: Agent, commands: Iterable[str], where: str) -> None:
     """The installed hook commands of ours each call ``entire hooks <name> <hook>`` for a hook we know."""
+    from entire_core.cli import program_name
     from entire_core.hooks import hook_of
 
     known: set[str] = set(getattr(agent, "hook_names", ()))
@@ -276,7 +279,7 @@ def check_hook_commands(report: Report, agent: Agent, commands: Iterable[str], w
         return
     if unknown:
         report.fail(f"hooks in {where} do not call a hook `entire hooks {agent.name}` knows: {', '.join(unknown)}",
-                    f"`entire-agent-{agent.name} install-hooks --force`")  # fmt: skip
+                    f"`{program_name(agent.name)} install-hooks --force`")  # fmt: skip
     else:
         report.ok(f"the {count} installed hooks call `entire hooks {agent.name} <hook>`")
 

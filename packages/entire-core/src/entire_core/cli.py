@@ -133,13 +133,18 @@ def one_line(message: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def program_name(agent_name: str) -> str:
+    """The console script of the agent registered as ``agent_name``: ``entire-agent-<name>``."""
+    return f"entire-agent-{agent_name}"
+
+
 def error_line(agent_name: str, subcommand: str, what: str, fix: str = "") -> str:
     """The one error format of every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``.
 
     ``subcommand`` is empty only when there is none to name (none given, or one that does not exist).
     One line, without its line break.
     """
-    where = f"entire-agent-{agent_name}" + (f" {subcommand}" if subcommand else "")
+    where = program_name(agent_name) + (f" {subcommand}" if subcommand else "")
     return one_line(f"{where}: {what}" + (f": {fix}" if fix else ""))
 
 
@@ -174,7 +179,7 @@ def _describe(exc: BaseException) -> tuple[str, str, int]:
 
 
 def _program(agent_cls: type[Agent]) -> str:
-    return f"entire-agent-{agent_cls.name}"
+    return program_name(agent_cls.name)
 
 
 def usage(agent_cls: type[Agent]) -> str:
@@ -334,34 +339,29 @@ def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answ
 
 
 def _run_human_command(agent_cls: type[Agent], command: object, args: list[str]) -> int:
+    """Parse the command's flags as it declares them, then call it with them; failures are one line."""
     from entire_core.agent import Command
 
     assert isinstance(command, Command)
     name = next(n for n, c in agent_cls.commands.items() if c is command)
+    program = _program(agent_cls)
     if args[:1] in (["--help"], ["-h"], ["-help"]):
-        sys.stdout.write(command.usage(_program(agent_cls), name))
+        sys.stdout.write(command.usage(program, name))
         return 0
-    if not command.args:
-        from entire_core.cli_flags import parse_flags
-        from entire_core.errors import UsageError
+    from entire_core.errors import UsageError
 
-        # A command without free arguments takes only the flags it declares ("--aider PATH" takes a value).
-        kinds = {flag.split()[0].lstrip("-"): STR if " " in flag else BOOL for flag in command.flags}
-        try:
-            parse_flags(args, kinds, program=f"{_program(agent_cls)} {name}")
-        except UsageError as exc:
-            print_error(agent_cls.name, name, str(exc), exc.fix)
-            return 2
-        except HelpRequested:
-            sys.stdout.write(command.usage(_program(agent_cls), name))
-            return 0
     try:
-        result = _load(command.target)(agent_cls(), args)
+        flags = command.parse(args, f"{program} {name}")
+    except UsageError as exc:
+        print_error(agent_cls.name, name, str(exc), exc.fix)
+        return 2
+    except HelpRequested:
+        sys.stdout.write(command.usage(program, name))
+        return 0
+    try:
+        result = _load(command.target)(agent_cls(), flags)
     except KeyboardInterrupt:
         return 130
-    except HelpRequested:  # a command that reads its own arguments found -h among them
-        sys.stdout.write(command.usage(_program(agent_cls), name))
-        return 0
     except BaseException as exc:
         if isinstance(exc, SystemExit):
             raise

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
 # Kinds of flag values and of stdin.
 STR, INT, BOOL = "string", "int", "bool"
@@ -37,13 +37,20 @@ class Spec:
 
 
 class Flags:
-    """Parsed flag values of one subcommand, read with ``str_``/``int_``/``bool_``."""
+    """Parsed flag values of one subcommand, read with ``str_``/``int_``/``bool_``.
 
-    __slots__ = ("_values", "given")
+    ``args`` holds what follows the flags, for a command that takes more than flags (``parse_flags``
+    with ``rest``); it is empty otherwise.
+    """
 
-    def __init__(self, values: dict[str, str | int | bool], given: set[str]) -> None:
+    __slots__ = ("_values", "args", "given")
+
+    def __init__(
+        self, values: dict[str, str | int | bool], given: set[str], args: Sequence[str] = ()
+    ) -> None:
         self._values = values
         self.given = given
+        self.args: tuple[str, ...] = tuple(args)
 
     def str_(self, name: str) -> str:
         """The value of a string flag ("" when not given)."""
@@ -72,12 +79,18 @@ class HelpRequested(Exception):
     """``-h``, ``-help`` or ``--help`` among the flags of a command that does not define them (Go's ErrHelp)."""
 
 
-def parse_flags(args: Sequence[str], kinds: dict[str, str], *, program: str = "") -> Flags:
+def parse_flags(
+    args: Sequence[str], kinds: Mapping[str, str], *, program: str = "", rest: bool = False
+) -> Flags:
     """Parse ``args`` as Go's ``flag`` package does: ``-f v``, ``--f v``, ``--f=v``, bools without value.
 
     Empty values are real values (the CLI passes ``--subagents-dir ""``). Unknown flags and
     positional arguments are usage errors, whose fix names ``program --help`` when given; ``-h`` and
     ``-help`` (either spelling) raise HelpRequested, as Go's ``flag`` does, unless ``kinds`` defines them.
+
+    With ``rest`` (a command that passes arguments on, such as Aider's ``run``), the flags end at
+    ``--`` (dropped), at the first positional argument or at the first flag ``kinds`` does not define;
+    that argument and all after it are ``Flags.args``, and neither is an error.
     """
     values: dict[str, str | int | bool] = {
         name: (False if kind == BOOL else 0 if kind == INT else "") for name, kind in kinds.items()
@@ -92,6 +105,8 @@ def parse_flags(args: Sequence[str], kinds: dict[str, str], *, program: str = ""
         if len(arg) < 2 or arg[0] != "-":
             break
         name = arg[2:] if arg.startswith("--") else arg[1:]
+        if (not name or name[0] in "-=") and rest:
+            break
         if not name or name[0] in "-=":
             raise _usage(f"bad flag syntax: {arg}", program)
         value: str | None = None
@@ -100,6 +115,8 @@ def parse_flags(args: Sequence[str], kinds: dict[str, str], *, program: str = ""
         kind = kinds.get(name)
         if kind is None and name in ("h", "help"):
             raise HelpRequested
+        if kind is None and rest:
+            break
         if kind is None:
             raise _usage(f"flag provided but not defined: -{name}", program)
         if kind == BOOL:
@@ -118,6 +135,8 @@ def parse_flags(args: Sequence[str], kinds: dict[str, str], *, program: str = ""
             values[name] = _parse_int(name, value, program) if kind == INT else value
         given.add(name)
         i += 1
+    if rest:
+        return Flags(values, given, args[i:])
     if i < len(args):
         raise _usage(f"unexpected argument: {args[i]!r}", program)
     return Flags(values, given)

@@ -61,16 +61,24 @@ class Check:
 
 
 class Report:
-    """The checks of one ``doctor`` run, in the order they ran."""
+    """The checks of one ``doctor`` run, in the order they ran.
 
-    def __init__(self, title: str) -> None:
+    ``program`` is the console script the report is about (``entire-agent-<name>``), for fixes that
+    name one of its commands: ``f"`{report.program} install-hooks --force`"``.
+    """
+
+    def __init__(self, title: str, program: str = "") -> None:
         self.title = title
+        self.program = program
         self.checks: list[Check] = []
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Report:
-        """A report titled ``entire-agent-<name> doctor: <repository root>``."""
-        return cls(f"entire-agent-{agent.name} doctor: {agent.repo_root}")
+        """A report titled ``entire-agent-<name> doctor: <repository root>``, about ``entire-agent-<name>``."""
+        from entire_core.cli import program_name
+
+        program = program_name(agent.name)
+        return cls(f"{program} doctor: {agent.repo_root}", program)
 
     def _add(self, check: Check) -> Check:
         self.checks.append(check)

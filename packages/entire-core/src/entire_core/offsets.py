@@ -328,12 +328,8 @@ class LinePositions:
             if same_file and jsonvalues.array(m)[:1] != [lines]
         ]
         data[key] = {"file": [st.st_dev, st.st_ino], "marks": [*kept[-(self.KEEP - 1) :], [lines, byte]]}
-        from entire_core import _json, fsutil  # only when there is something new to write
+        from entire_core import _json  # only when there is something new to write
+        from entire_core.scratch import write_hint
 
-        try:  # noqa: SIM105 - contextlib would be one more import on the hook path
-            # No fsync: a store a power loss leaves empty or stale reads as nothing known.
-            fsutil.atomic_write(
-                self.store, _json.dumps_state(data).encode("utf-8"), durable=False, fsync=False
-            )
-        except OSError:
-            pass  # a cache: losing it costs a slower read, never a wrong one
+        # A cache: losing it costs a slower read, never a wrong one.
+        write_hint(self.store, _json.dumps_state(data).encode("utf-8"))

@@ -6,6 +6,11 @@ registry name and a key; this module decides where the file lives (the repositor
 ``.entire/tmp/entire-agent-<name>/``), how a key becomes a file name (a hash, so any path or id is a
 safe name), and how it is read and written (JSON, atomically; a missing or damaged file reads as
 empty, since scratch state is only ever a hint a later call can do without).
+
+It also decides, once for every agent, what happens when the scratch area cannot be written (a
+read-only checkout, a full disk, a file where a directory should be): a hint is written best effort
+(``write_hint``), so losing it costs a later call some work, never this call its answer; only state
+an agent declares ``durable`` (more than a hint) fails the call when it cannot be written.
 """
 
 from __future__ import annotations
@@ -23,6 +28,21 @@ def path_key(path: str) -> str:
     One file spelled ``C:\\Repo\\x`` or ``c:\\repo\\x``, or reached through a link, is one key.
     """
     return os.path.normcase(os.path.realpath(path))
+
+
+def write_hint(path: str, data: bytes) -> bool:
+    """Replace ``path`` with ``data`` atomically, best effort; False when it could not be written.
+
+    For files that are only hints (scratch state, caches of positions): an ``OSError`` is swallowed,
+    and there is no fsync, since a reader takes a missing, empty or damaged file as no hint.
+    """
+    from entire_core import fsutil
+
+    try:
+        fsutil.atomic_write(path, data, durable=False, fsync=False)
+    except OSError:
+        return False
+    return True
 
 
 def directory(repo_root: str, agent_name: str) -> str:
@@ -70,20 +90,30 @@ class Scratch:
                 return {}
         return {}
 
-    def save(self, kind: str, key: str, value: dict[str, Any], *, durable: bool = False) -> None:
-        """Write the state for ``key`` atomically (compact JSON).
+    def save(self, kind: str, key: str, value: dict[str, Any], *, durable: bool = False) -> bool:
+        """Write the state for ``key`` atomically (compact JSON); False when a hint could not be written.
 
-        By default without fsync: a file a power loss leaves empty reads as no state. ``durable`` is for
-        state that is more than a hint (Aider's queue of events not yet delivered).
+        By default the state is a hint, written by ``write_hint``: best effort and without fsync.
+        ``durable`` is for state that is more than a hint (Aider's queue of events not yet delivered):
+        fsynced, and a failure to write it raises.
         """
-        from entire_core import _json, fsutil
+        from entire_core import _json
 
-        text = _json.dumps_state(value)
-        fsutil.atomic_write(self.file(kind, key), text.encode("utf-8"), durable=durable, fsync=durable)
+        data = _json.dumps_state(value).encode("utf-8")
+        if not durable:
+            return write_hint(self.file(kind, key), data)
+        from entire_core import fsutil
+
+        fsutil.atomic_write(self.file(kind, key), data)
+        return True
 
     def remove(self, kind: str, key: str) -> None:
-        """Forget the state for ``key`` (nothing happens when there is none)."""
+        """Forget the state for ``key``, best effort: nothing happens when there is none or it cannot go.
+
+        A hint left behind is one a later call could have met anyway (from a process killed before
+        this one removed it), so every reader already copes with it.
+        """
         try:  # noqa: SIM105 - contextlib would be one more import on the hook path
             os.unlink(self.file(kind, key))
-        except FileNotFoundError:
+        except OSError:
             pass

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from entire_core.cli_flags import Flags
     from entire_core.hookfile import HookGroupsFile
 
 HOOK_EVENTS = {
@@ -286,7 +287,7 @@ class ViewedSampleAgent(SampleAgent):
         return target
 
 
-def doctor(agent: Agent, argv: list[str]) -> int:
+def doctor(agent: Agent, flags: Flags) -> int:
     """The sample's doctor, on core's report model: the chain every agent shares, then its hooks."""
     from entire_core.chain import check_host
     from entire_core.doctor import Report
