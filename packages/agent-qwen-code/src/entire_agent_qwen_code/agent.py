@@ -1,8 +1,8 @@
 """``QwenCodeAgent``: Qwen Code as an Entire CLI external agent, wired to the modules that know it.
 
-Imported for every call, so it imports nothing heavy: each method imports what it needs. The agent's
-own knowledge lives in ``hooks.py`` (its config file), ``events.py`` (its hook payloads) and
-``transcript.py`` (its transcript format); this class only connects them to the protocol.
+Imported for every call, so it imports nothing heavy: each method imports what it needs. The session's
+transcript is Qwen's own chat recording (``<runtime>/projects/<project>/chats/<id>.jsonl``), read whole
+(its tree needs the whole file to know the live branch) and scoped by line offsets.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from entire_core.agent import (
     Agent,
     Command,
     HookSupport,
+    SubagentAwareExtractor,
     TextGenerator,
     TokenCalculator,
     TranscriptAnalyzer,
@@ -35,15 +36,17 @@ class QwenCodeAgent(
     TokenCalculator,
     TranscriptCompactor,
     TextGenerator,
+    SubagentAwareExtractor,
     Agent,
 ):
-    """Qwen Code through its hooks and its transcript files."""
+    """Qwen Code (``qwen``) through its hooks and its own chat recordings."""
 
     name = "qwen-code"
     type = "Qwen Code"
-    description = "Qwen Code"
+    description = "Qwen Code (external plugin)"
     version = __version__
     protected_dirs = (".qwen",)
+    caller_env_vars = ("QWEN_CODE",)  # Qwen sets QWEN_CODE=1 for the shell commands it runs
     session_file_suffix = ".jsonl"
     hook_names = tuple(HOOK_EVENTS)
     commands: ClassVar[Mapping[str, Command]] = {
@@ -59,6 +62,24 @@ class QwenCodeAgent(
 
         return os.path.isdir(os.path.dirname(paths.config_file(self.repo_root)))
 
+    def chats_dir(self) -> str:
+        """Qwen's chats directory for this repository, where ``qwen --resume`` looks."""
+        from entire_agent_qwen_code import paths
+
+        return paths.chats_dir(self.env, self.home(), self.repo_root)
+
+    def native_session_file(self, session_id: str) -> str:
+        import os
+
+        from entire_core import validate
+
+        return os.path.join(self.chats_dir(), validate.session_id(session_id) + ".jsonl")
+
+    def format_resume_command(self, session_id: str) -> str:
+        from entire_core import shell
+
+        return shell.join(["qwen", "--resume", session_id])
+
     # -- hooks ------------------------------------------------------------------------------------------
 
     def _hooks_file(self) -> HookGroupsFile:
@@ -67,6 +88,11 @@ class QwenCodeAgent(
         return hooks.hooks_file(self.repo_root, self.name, self.env)
 
     def install_hooks(self, *, force: bool = False) -> int:
+        from entire_core.versions import refuse_older
+
+        from entire_agent_qwen_code.versions import WINDOW
+
+        refuse_older(WINDOW, "qwen", self.env)
         return self._hooks_file().install(force=force)
 
     def uninstall_hooks(self) -> None:
@@ -82,51 +108,96 @@ class QwenCodeAgent(
 
     # -- transcripts ------------------------------------------------------------------------------------
 
-    def get_transcript_position(self, path: str) -> int:
-        from entire_core import offsets
+    def _data(self, path: str) -> bytes:
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return b""
 
-        return offsets.complete_end(path)
+    def _scope(self, path: str, offset: int) -> list[dict[str, Any]]:
+        from entire_agent_qwen_code import transcript
 
-    def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
-        from entire_core import offsets
+        return transcript.scope(self._data(path), offset)
+
+    def _files(self, items: list[dict[str, Any]], subagents_dir: str) -> list[str]:
+        """Files written by the records and by the subagents they started, repo-relative, once each."""
         from entire_core.paths import repo_files
 
+        from entire_agent_qwen_code import paths, transcript
+
+        files = transcript.modified_files(items)
+        for sub in paths.subagent_files(subagents_dir, transcript.subagent_calls(items)):
+            files += transcript.modified_files(self._scope(sub, 0))
+        return repo_files(files, self.repo_root)
+
+    def _subagents_dir(self, subagents_dir: str, chat: str = "") -> str:
+        """Qwen's subagents folder: the CLI's ``<chats>/<id>/subagents`` maps to ``<project>/subagents/<id>``."""
+        import os
+
+        from entire_agent_qwen_code import paths
+
+        parent = os.path.dirname(subagents_dir.rstrip(os.sep))
+        if subagents_dir and os.path.basename(os.path.dirname(parent)) == "chats":
+            return paths.subagents_dir(parent + ".jsonl")
+        return subagents_dir or (paths.subagents_dir(chat) if chat else "")
+
+    def get_transcript_position(self, path: str) -> int:
+        from entire_agent_qwen_code.transcript import lines_of
+
+        return len(lines_of(self._data(path)))
+
+    def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
         from entire_agent_qwen_code import transcript
 
-        lines, position = offsets.read_lines(path, offset)
-        return repo_files(transcript.modified_files(transcript.records(lines)), self.repo_root), position
+        data = self._data(path)
+        items = transcript.scope(data, offset)
+        return self._files(items, self._subagents_dir("", path)), len(transcript.lines_of(data))
 
     def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
-        from entire_core import offsets
-
         from entire_agent_qwen_code import transcript
 
-        lines, _ = offsets.read_lines(session_ref, offset)
-        return transcript.prompts(transcript.records(lines))
+        return transcript.prompts(self._scope(session_ref, offset))
 
     def extract_summary(self, session_ref: str) -> str | None:
-        from entire_core import offsets
-
         from entire_agent_qwen_code import transcript
 
-        lines, _ = offsets.read_lines(session_ref, 0)
-        return transcript.summary(transcript.records(lines))
+        return transcript.summary(self._scope(session_ref, 0)) or None
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
-        from entire_core import offsets
+        from entire_agent_qwen_code import transcript as chats
 
-        from entire_agent_qwen_code.transcript import records, tokens
+        return chats.tokens(chats.scope(transcript, offset))
 
-        return tokens(records(offsets.lines_after(transcript, offset)))
+    def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
+        from entire_agent_qwen_code import transcript as chats
+
+        return self._files(chats.scope(transcript, offset), self._subagents_dir(subagents_dir))
+
+    def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
+        """The turn's calls, with the subagents it started (in the background too) as ``subagent_tokens``."""
+        from entire_core.types import TokenUsage
+
+        from entire_agent_qwen_code import paths
+        from entire_agent_qwen_code import transcript as chats
+
+        items = chats.scope(transcript, offset)
+        usage = chats.tokens(items)
+        subagents = TokenUsage()
+        folder = self._subagents_dir(subagents_dir)
+        for sub in paths.subagent_files(folder, chats.subagent_calls(items)):
+            subagents += chats.tokens(self._scope(sub, 0))
+        if not subagents.is_zero():
+            usage.subagent_tokens = subagents
+        return usage
 
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_qwen_code import compact
 
-        return compact.compact(
-            session_ref, agent_name=self.name, cli_version=self.env.get("ENTIRE_CLI_VERSION", "")
-        )
+        cli_version = self.env.get("ENTIRE_CLI_VERSION", "")
+        return compact.compact(self._data(session_ref), agent_name=self.name, cli_version=cli_version)
 
     def generate_text(self, prompt: str, model: str) -> str:
         from entire_agent_qwen_code import textgen
 
-        return textgen.generate(prompt, model, env=self.env)
+        return textgen.generate(prompt, model, env=self.env, home=self.home())

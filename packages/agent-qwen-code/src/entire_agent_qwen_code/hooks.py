@@ -1,10 +1,12 @@
-"""Our hooks in Qwen Code's project config (``paths.CONFIG_FILE``): what we install, how we know ours.
+"""Our hooks in the project's ``.qwen/settings.json`` (JSON with comments): install, uninstall, inspect.
 
-AGENT AUTHOR: describe the native config here. This stub assumes the common shape
-``{"hooks": {<NativeEvent>: [{"hooks": [{"type": "command", "command": ...}]}]}}``; core's
-``HookGroupsFile`` then installs, uninstalls exactly (install records) and inspects it. Change
-``NATIVE_EVENTS`` to the agent's event names, ``handler`` to the entry shape it expects, and pass
-``switches``/``check`` to ``HookGroupsFile`` if the agent needs a setting turned on or rejects some files.
+Shape: ``{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "command", "command", "name",
+"timeout"}]}]}}``. Only the events that bring Entire something are installed (Qwen 0.24 has 22, and
+``MessageDisplay`` fires per streamed chunk). Qwen reads a hook ``timeout`` of 1000 or more as
+milliseconds in every version (0.23.4 made smaller values seconds), so ours are in milliseconds, all
+at least 1000. Qwen adds ``"$version"`` to the file when it loads it and writes it back: core's JSONC
+editor gives back every other byte, and uninstall takes out exactly what install created. Trailing
+commas make Qwen reset the whole file to ``{}``: the editor never writes one.
 """
 
 from __future__ import annotations
@@ -20,31 +22,55 @@ if TYPE_CHECKING:
 
     from entire_core.hookfile import HookGroupsFile
 
-NATIVE_EVENTS = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
+NATIVE_EVENTS: dict[str, tuple[str, int]] = {
+    "session-start": ("SessionStart", 30_000),
+    "user-prompt-submit": ("UserPromptSubmit", 30_000),
+    "stop": ("Stop", 120_000),
+    "session-end": ("SessionEnd", 60_000),
+    "pre-compact": ("PreCompact", 30_000),
+    "subagent-start": ("SubagentStart", 30_000),
+    "subagent-stop": ("SubagentStop", 60_000),
 }
-"""Our hook name (``entire hooks <agent> <hook>``) -> the agent's own event name in its config."""
+"""Our hook name -> (Qwen's event, timeout in milliseconds)."""
+
+
+def name_prefix(agent_name: str) -> str:
+    """The ``name`` of each entry we install starts with this (``entire-qwen-code-``)."""
+    return f"entire-{agent_name}-"
 
 
 def handler(agent_name: str, hook: str) -> dict[str, Any]:
-    """The hook entry we install: a command that exits quietly when ``entire`` is not installed."""
+    """The hook entry we install: a command that exits quietly (printing nothing, which Qwen would give
+    the model as context) when ``entire`` is not installed."""
     from entire_core import hooks
 
-    return {"type": "command", "command": hooks.posix_guarded(agent_name, hook)}
+    return {
+        "type": "command",
+        "command": hooks.posix_guarded(agent_name, hook),
+        "name": name_prefix(agent_name) + hook,
+        "timeout": NATIVE_EVENTS[hook][1],
+    }
 
 
 def is_ours(entry: object, agent_name: str) -> bool:
-    """True for a hook entry we installed (by its command, never by its position)."""
+    """True for a hook entry we installed, by command or by name, never by position."""
     from entire_core import hooks
 
-    return hooks.is_ours(obj(entry).get("command"), agent_name)
+    name = obj(entry).get("name")
+    return hooks.is_ours(obj(entry).get("command"), agent_name) or (
+        isinstance(name, str) and name.startswith(name_prefix(agent_name))
+    )
+
+
+def _check(root: dict[str, Any], path: str) -> None:
+    from entire_core.errors import ConfigError
+
+    if "hooks" in root and obj(root["hooks"]) is not root["hooks"]:
+        raise ConfigError(f"{path}: 'hooks' must be a JSON object")
 
 
 def hooks_file(repo_root: str, agent_name: str, env: Mapping[str, str]) -> HookGroupsFile:
-    """The project config as core's hook-groups editor sees it."""
+    """The project settings as core's hook-groups editor sees it."""
     from entire_core.hookfile import HookGroupsFile
 
     return HookGroupsFile(
@@ -52,8 +78,9 @@ def hooks_file(repo_root: str, agent_name: str, env: Mapping[str, str]) -> HookG
         agent_name=agent_name,
         env=env,
         wanted=lambda: {
-            event: {"hooks": [handler(agent_name, hook)]} for hook, event in NATIVE_EVENTS.items()
+            event: {"hooks": [handler(agent_name, hook)]} for hook, (event, _) in NATIVE_EVENTS.items()
         },
         is_ours=lambda entry: is_ours(entry, agent_name),
         comments=True,
+        check=_check,
     )
