@@ -7,8 +7,9 @@ four ``qwen -p --yolo`` runs in one session (the later three resume it), each it
 2. "edit notes: hi to hello": read_file, edit notes.txt, then text (3 calls);
 3. "delete old.txt now": run_shell_command ``rm old.txt``, then text (2 calls);
 4. "<b>use a subagent</b> for sub.txt": ``agent`` general-purpose, then text; the subagent writes
-   sub.txt (2 calls of its own); in 0.24 it runs in the background, so its result comes back as a
-   notification and a third model call answers it, in the same turn.
+   sub.txt (2 calls of its own); from 0.23 it runs in the background, so its result comes back as a
+   notification and a third model call answers it, in the same turn. In 0.15 it runs in the
+   foreground and has no recording of its own: its calls are telemetry records of the parent's file.
 
 Every model call reports 100 prompt tokens (40 cached) and 10 out: by Entire's formula 60 input, 40
 cache read, 10 output.
@@ -51,5 +52,7 @@ class Capture:
 
 
 CAPTURES = [
+    Capture("0.15.6", main_calls=9, turn_starts=[0, 7, 18, 25], summary="The subagent is writing sub.txt."),
+    Capture("0.23.4", main_calls=10, turn_starts=[0, 8, 21, 29], summary="The subagent wrote sub.txt."),
     Capture("0.24.4", main_calls=10, turn_starts=[0, 8, 21, 29], summary="The subagent wrote sub.txt."),
 ]

@@ -10,12 +10,14 @@ from __future__ import annotations
 from entire_core.agent import (
     Agent,
     Command,
+    HookResponseWriter,
     HookSupport,
     SubagentAwareExtractor,
     TextGenerator,
     TokenCalculator,
     TranscriptAnalyzer,
     TranscriptCompactor,
+    TranscriptPreparer,
 )
 
 from entire_agent_qwen_code import __version__
@@ -37,6 +39,8 @@ class QwenCodeAgent(
     TranscriptCompactor,
     TextGenerator,
     SubagentAwareExtractor,
+    TranscriptPreparer,
+    HookResponseWriter,
     Agent,
 ):
     """Qwen Code (``qwen``) through its hooks and its own chat recordings."""
@@ -101,6 +105,23 @@ class QwenCodeAgent(
     def are_hooks_installed(self) -> bool:
         return bool(self._hooks_file().installed())
 
+    def write_hook_response(self, message: str) -> bytes:
+        import json
+
+        # Qwen shows a hook's systemMessage to the user (plain text would go to the model)
+        return (json.dumps({"systemMessage": message}) + "\n").encode("utf-8")
+
+    def prepare_transcript(self, session_ref: str) -> None:
+        """Wait (up to 2 s) until the chat's last line is complete: Qwen writes each record whole, and
+        the recording is complete when Stop fires, so this waits only for a write in progress."""
+        import time
+
+        for _ in range(20):
+            data = self._data(session_ref)
+            if not data or data.endswith(b"\n"):
+                return
+            time.sleep(0.1)
+
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
         from entire_agent_qwen_code import events
 
@@ -127,8 +148,11 @@ class QwenCodeAgent(
         from entire_agent_qwen_code import paths, transcript
 
         files = transcript.modified_files(items)
-        for sub in paths.subagent_files(subagents_dir, transcript.subagent_calls(items)):
+        recorded = paths.subagent_files(subagents_dir, transcript.subagent_calls(items))
+        for sub in recorded:
             files += transcript.modified_files(self._scope(sub, 0))
+        if not recorded:
+            files += transcript.telemetry_subagents(items)[0]
         return repo_files(files, self.repo_root)
 
     def _subagents_dir(self, subagents_dir: str, chat: str = "") -> str:
@@ -184,9 +208,11 @@ class QwenCodeAgent(
         items = chats.scope(transcript, offset)
         usage = chats.tokens(items)
         subagents = TokenUsage()
-        folder = self._subagents_dir(subagents_dir)
-        for sub in paths.subagent_files(folder, chats.subagent_calls(items)):
+        recorded = paths.subagent_files(self._subagents_dir(subagents_dir), chats.subagent_calls(items))
+        for sub in recorded:
             subagents += chats.tokens(self._scope(sub, 0))
+        if not recorded:
+            subagents = chats.telemetry_subagents(items)[1]
         if not subagents.is_zero():
             usage.subagent_tokens = subagents
         return usage

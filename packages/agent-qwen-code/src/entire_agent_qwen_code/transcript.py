@@ -143,3 +143,37 @@ def tokens(items: Iterable[dict[str, Any]]) -> TokenUsage:
         if call is not None:
             total += call
     return total
+
+
+def _subagent_events(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The telemetry events a subagent logged in the parent's recording (its ``prompt_id`` names the
+    agent between the session id and the call number: ``<session>#general-purpose-5aj40q#0``)."""
+    found: list[dict[str, Any]] = []
+    for r in items:
+        event = obj(obj(r.get("systemPayload")).get("uiEvent"))
+        middle = text(event.get("prompt_id")).split("#")[1:-1]
+        if r.get("subtype") == "ui_telemetry" and (event.get("subagent_name") or any(middle)):
+            found.append(event)
+    return found
+
+
+def telemetry_subagents(items: list[dict[str, Any]]) -> tuple[list[str], TokenUsage]:
+    """Files and tokens of the subagents that left no recording of their own (before 0.24, a subagent
+    is recorded only as telemetry in the parent's file): its successful writes and its model calls."""
+    from entire_core.genai import call_usage
+    from entire_core.jsonvalues import integer
+    from entire_core.types import TokenUsage
+
+    files: dict[str, None] = {}
+    total = TokenUsage()
+    for event in _subagent_events(items):
+        name = event.get("event.name")
+        if name == "qwen-code.api_response":
+            total += call_usage(prompt=integer(event.get("input_token_count")),
+                                cached=integer(event.get("cached_content_token_count")),
+                                output=integer(event.get("output_token_count")),
+                                thoughts=integer(event.get("thoughts_token_count")))  # fmt: skip
+        path = text(obj(event.get("function_args")).get("file_path"))
+        if name == "qwen-code.tool_call" and event.get("function_name") in WRITING_TOOLS and path:
+            files.update({path: None} if event.get("success") is True else {})
+    return list(files), total

@@ -20,7 +20,11 @@ log file as one JSON line.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import sys
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -140,7 +144,7 @@ def serve(port: int, workdir: str, log_path: str) -> ThreadingHTTPServer:
                 counter[0] += 1
                 n = counter[0]
                 step = _step(body, workdir, prompt, results)
-                with open(log_path, "a", encoding="utf-8") as log:
+                with open(log_path or os.devnull, "a", encoding="utf-8") as log:
                     log.write(json.dumps({"n": n, "path": self.path, "prompt": prompt, "results": results,
                                           "step": step, "tools": [t.get("function", {}).get("name") for t in body.get("tools") or []],
                                           "body": body}) + "\n")  # fmt: skip
@@ -181,3 +185,22 @@ def serve(port: int, workdir: str, log_path: str) -> ThreadingHTTPServer:
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--workdir", default=tempfile.gettempdir(), help="absolute directory of the scripted files"
+    )
+    parser.add_argument("--log", default="", help="append every request here as JSON lines")
+    args = parser.parse_args()
+    server = serve(args.port, args.workdir, args.log)
+    sys.stderr.write(f"scripted OpenAI API on http://127.0.0.1:{server.server_address[1]}\n")
+    sys.stderr.flush()
+    threading.Event().wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
