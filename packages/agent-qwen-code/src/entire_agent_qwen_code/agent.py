@@ -200,22 +200,14 @@ class QwenCodeAgent(
 
     def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
         """The turn's calls, with the subagents it started (in the background too) as ``subagent_tokens``."""
-        from entire_core.types import TokenUsage
-
         from entire_agent_qwen_code import paths
         from entire_agent_qwen_code import transcript as chats
 
         items = chats.scope(transcript, offset)
-        usage = chats.tokens(items)
-        subagents = TokenUsage()
         recorded = paths.subagent_files(self._subagents_dir(subagents_dir), chats.subagent_calls(items))
-        for sub in recorded:
-            subagents += chats.tokens(self._scope(sub, 0))
-        if not recorded:
-            subagents = chats.telemetry_subagents(items)[1]
-        if not subagents.is_zero():
-            usage.subagent_tokens = subagents
-        return usage
+        if not recorded:  # before 0.23: the subagents' calls are telemetry of this file
+            return chats.tokens(items).with_subagents([chats.telemetry_subagents(items)[1]])
+        return chats.tokens(items).with_subagents(chats.tokens(self._scope(sub, 0)) for sub in recorded)
 
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_qwen_code import compact

@@ -83,4 +83,5 @@ def hooks_file(repo_root: str, agent_name: str, env: Mapping[str, str]) -> HookG
         is_ours=lambda entry: is_ours(entry, agent_name),
         comments=True,
         check=_check,
+        agent_keys=("$version",),
     )

@@ -13,21 +13,23 @@ WINDOW = SupportWindow(
     tested=(
         Release(
             "0.15.6",
-            "end to end: four turns with a resume each (a read, an edit, a shell delete, a subagent, a prompt "
-            "starting with `<`)",
-            "The oldest on npm with stable hooks. Hook timeouts are milliseconds; the plugin writes values of "
-            "at least 1000, which every version reads as milliseconds.",
+            "end to end: four turns, the later three resuming the session (a read, an edit, a shell delete, "
+            "a subagent from a prompt starting with `<`); transcript and hook payload fixtures",
+            "The oldest on npm with stable hooks. Hook timeouts are milliseconds. A subagent runs in the "
+            "foreground and has no recording of its own: its calls and writes are telemetry records in the "
+            "parent's file.",
         ),
         Release(
             "0.23.4",
-            "end to end, the same scenario",
-            "Hook `timeout` is read in seconds from here on, except values of 1000 and more, still milliseconds.",
+            "end to end, the same scenario; transcript and hook payload fixtures",
+            "Hook `timeout` is read in seconds from here on, except values of 1000 and more, still "
+            "milliseconds. Subagents run in the background: the `agent` tool returns at once, the result "
+            "comes back as a notification with another model call and a second Stop in the same turn.",
         ),
         Release(
             "0.24.4",
             "end to end, the same scenario; transcript and hook payload fixtures",
-            "Subagents run in the background by default: the `agent` tool returns at once, the result comes "
-            "back as a notification with a second model call and a second Stop in the same turn.",
+            "The reference: as 0.23.4, with an `attribution_snapshot` system record per turn.",
         ),
     ),
     upgrade="npm install -g @qwen-code/qwen-code@{newest}",

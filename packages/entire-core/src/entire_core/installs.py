@@ -35,15 +35,42 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-def fingerprint(path: str) -> str:
-    """The SHA-256 of the file's bytes (``""`` when there is no such file)."""
+def fingerprint(path: str, ignore: tuple[str, ...] = ()) -> str:
+    """The SHA-256 of the file's bytes (``""`` when there is no such file).
+
+    ``ignore`` names top-level keys the agent itself writes into its JSON(C) file (Qwen Code adds
+    ``"$version"`` whenever it loads its settings): the fingerprint is then of the file's text with those
+    members taken out by the JSONC editor, so the agent's own write does not make the record stale.
+    """
     import hashlib
 
     try:
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+            data = f.read()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return ""
+    if ignore:
+        data = _without(data, ignore)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _without(data: bytes, keys: tuple[str, ...]) -> bytes:
+    """``data`` (a JSONC object) with the top-level ``keys`` taken out; as it is when it does not parse."""
+    from entire_core.config._json_edit import Editor
+    from entire_core.config._json_syntax import Parser
+    from entire_core.errors import ConfigError
+
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+        parser = Parser(text, True)
+        root = parser.document()
+    except (UnicodeDecodeError, ConfigError):
+        return data
+    value = root.value
+    if not isinstance(value, dict) or not any(k in value for k in keys):
+        return data
+    kept = {k: v for k, v in value.items() if k not in keys}  # pyright: ignore[reportUnknownVariableType]
+    return Editor(text, root, parser.line_comment_ends).rewrite(kept).encode("utf-8")
 
 
 FINGERPRINT = "sha256"
@@ -54,7 +81,9 @@ ORIGINAL = "original"
 """The record's key for the text of a file that held nothing before the install (see ``remember``)."""
 
 
-def _record(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, object]:
+def _record(
+    env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
+) -> dict[str, object]:
     """The record of ``path`` while the file is still what we wrote; ``{}`` otherwise."""
     import json
 
@@ -66,26 +95,36 @@ def _record(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, obj
     except (OSError, ValueError):
         return {}
     record = jsonvalues.obj(records.get(_key(path)))
-    if record.get(FINGERPRINT) != fingerprint(path):
+    if record.get(FINGERPRINT) != fingerprint(path, ignore):
         return {}
     return record
 
 
-def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
+def recall(
+    env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
+) -> dict[str, bool]:
     """What our installs created for ``path``: ``{}`` when nothing, when we do not know, or when the
     file is no longer what we wrote (the record is stale and the user owns the file)."""
-    return {k: v for k, v in _record(env, agent_name, path).items() if isinstance(v, bool)}
+    return {k: v for k, v in _record(env, agent_name, path, ignore).items() if isinstance(v, bool)}
 
 
-def recall_original(env: Mapping[str, str], agent_name: str, path: str) -> str | None:
+def recall_original(
+    env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
+) -> str | None:
     """The text ``path`` held before our first install when it held nothing (``remember``'s ``original``);
     None when it held something, or when the record is stale."""
-    original = _record(env, agent_name, path).get(ORIGINAL)
+    original = _record(env, agent_name, path, ignore).get(ORIGINAL)
     return original if isinstance(original, str) else None
 
 
 def remember(
-    env: Mapping[str, str], agent_name: str, path: str, *, original: str | None = None, **created: bool
+    env: Mapping[str, str],
+    agent_name: str,
+    path: str,
+    *,
+    original: str | None = None,
+    ignore: tuple[str, ...] = (),
+    **created: bool,
 ) -> None:
     """Record what the installs created for ``path``, with the fingerprint of the file as it is now.
 
@@ -100,7 +139,7 @@ def remember(
     key = _key(path)
     with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
-        record: dict[str, object] = {**created, FINGERPRINT: fingerprint(path)}
+        record: dict[str, object] = {**created, FINGERPRINT: fingerprint(path, ignore)}
         if original is not None:
             record[ORIGINAL] = original
         records[key] = record
