@@ -102,3 +102,49 @@ def test_rewound_records_are_not_the_sessions_work() -> None:
     assert transcript.summary(items) == "Bye."
     assert transcript.tokens(items).api_call_count == 3  # turn 1's two calls and the new answer
     assert transcript.prompts(transcript.scope(data, capture.turn_starts[1])) == ["say bye instead"]
+
+
+@pytest.mark.parametrize("version", ["0.12.0", "0.13.2"])
+def test_doctor_fails_experimental_hooks_with_the_upgrade_command(
+    make_agent: MakeAgent, tmp_path: Path, capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    from entire_agent_qwen_code.doctor import doctor
+
+    agent = make_agent(QwenCodeAgent, PATH=_fake_qwen(tmp_path, version))
+    assert doctor(agent, []) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL  Qwen Code {version} at " in out
+    assert "fix: `npm install -g @qwen-code/qwen-code@0.24.4`" in out
+
+
+def test_doctor_names_disable_all_hooks(
+    make_agent: MakeAgent, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from entire_agent_qwen_code.doctor import doctor
+
+    agent = make_agent(QwenCodeAgent, PATH=_fake_qwen(tmp_path, "0.24.4"))
+    agent.install_hooks()
+    settings = Path(agent.repo_root) / ".qwen" / "settings.json"
+    settings.write_text(settings.read_text().replace("{", '{\n  "disableAllHooks": true,', 1))
+    assert doctor(agent, []) == 1
+    out = capsys.readouterr().out
+    assert "ok    Qwen Code 0.24.4" in out and "sets disableAllHooks" in out
+
+
+def test_generate_text_runs_qwen_p_away_from_the_repository(make_agent: MakeAgent, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "qwen").write_text('#!/bin/sh\necho "args: $*"\necho "cwd: $(pwd)"\n')
+    (bin_dir / "qwen").chmod(0o755)
+    agent = make_agent(QwenCodeAgent, PATH=f"{bin_dir}:/usr/bin:/bin")
+    answer = agent.generate_text("Say hi", "qwen-max")
+    assert answer.splitlines()[0] == "args: -p Say hi -m qwen-max"
+    assert "entire-agent-qwen-code/generate-text" in answer.splitlines()[1]
+    assert agent.repo_root not in answer
+
+
+def test_generate_text_without_qwen_names_the_install_command(agent: QwenCodeAgent) -> None:
+    with pytest.raises(AgentError) as caught:
+        agent.generate_text("Say hi", "")
+    assert str(caught.value) == "qwen is not on PATH: Qwen Code is not installed"
+    assert caught.value.fix == "`npm install -g @qwen-code/qwen-code@0.24.4`"

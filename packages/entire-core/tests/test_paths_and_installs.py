@@ -124,6 +124,8 @@ def test_keys_the_agent_writes_itself_do_not_make_a_record_stale(tmp_path: Path)
     assert installs.recall(env, "x", str(target)) == {}  # without ignore, any byte counts
     target.write_text('// mine\n{\n  "hooks": {"Stop": []},\n  "$version": 5\n}\n')
     assert installs.recall(env, "x", str(target), ("$version",)) == {"created_hooks": True}
+    target.write_text('{\n  "hooks": {\n    "Stop": []\n  },\n  "$version": 3\n}')  # 0.15: all written anew
+    assert installs.recall(env, "x", str(target), ("$version",)) == {"created_hooks": True}
     target.write_text('// mine\n{\n  "hooks": {"Stop": []},\n  "ui": 1,\n  "$version": 4\n}\n')
     assert installs.recall(env, "x", str(target), ("$version",)) == {}  # the user's edit still counts
     target.write_text("{ not json")

@@ -131,11 +131,16 @@ def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 def test_enable_and_disable_keep_the_users_bytes(scenario: Scenario) -> None:
     assert scenario.installed == 7
-    assert "// My Qwen settings for this project (hand-written)" in scenario.settings_at_end
     assert "entire hooks qwen-code stop" in scenario.settings_at_end
-    # Qwen added "$version" when it loaded the file; uninstall takes out exactly what install added
-    assert '"$version": 4' in scenario.settings_at_end
-    expected = USER_SETTINGS.replace('"qwen-scripted"}\n', '"qwen-scripted"},\n  "$version": 4\n')
+    if scenario.background:  # 0.23+: Qwen adds "$version" to the user's bytes; disable leaves it and them
+        assert "// My Qwen settings for this project (hand-written)" in scenario.settings_at_end
+        expected = USER_SETTINGS.replace('"qwen-scripted"}\n', '"qwen-scripted"},\n  "$version": 4\n')
+        assert scenario.settings_after_disable == expected
+        return
+    # 0.15 writes the whole file anew when it loads it, comments gone: what disable leaves is Qwen's file
+    # without our hooks, exactly
+    assert "// My Qwen" not in scenario.settings_at_end
+    expected = '{\n  "model": {\n    "name": "qwen-scripted"\n  },\n  "$version": 3\n}'
     assert scenario.settings_after_disable == expected
 
 

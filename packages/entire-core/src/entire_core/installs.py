@@ -38,9 +38,10 @@ def _key(path: str) -> str:
 def fingerprint(path: str, ignore: tuple[str, ...] = ()) -> str:
     """The SHA-256 of the file's bytes (``""`` when there is no such file).
 
-    ``ignore`` names top-level keys the agent itself writes into its JSON(C) file (Qwen Code adds
-    ``"$version"`` whenever it loads its settings): the fingerprint is then of the file's text with those
-    members taken out by the JSONC editor, so the agent's own write does not make the record stale.
+    ``ignore`` names top-level keys an agent writes into its JSON(C) file itself when it loads it (Qwen
+    Code adds ``"$version"``, and before 0.23 writes the whole file anew, without comments): the
+    fingerprint is then of the file's data without those keys, so the agent's own writes do not make
+    the record stale, while any change of the user's data still does.
     """
     import hashlib
 
@@ -50,27 +51,25 @@ def fingerprint(path: str, ignore: tuple[str, ...] = ()) -> str:
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return ""
     if ignore:
-        data = _without(data, ignore)
+        data = _data_without(data, ignore)
     return hashlib.sha256(data).hexdigest()
 
 
-def _without(data: bytes, keys: tuple[str, ...]) -> bytes:
-    """``data`` (a JSONC object) with the top-level ``keys`` taken out; as it is when it does not parse."""
-    from entire_core.config._json_edit import Editor
-    from entire_core.config._json_syntax import Parser
+def _data_without(data: bytes, keys: tuple[str, ...]) -> bytes:
+    """The JSONC object in ``data`` without the top-level ``keys``, canonically; ``data`` when it does not parse."""
+    import json
+
+    from entire_core.config.json import parse_json_text
     from entire_core.errors import ConfigError
 
     try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
-        parser = Parser(text, True)
-        root = parser.document()
-    except (UnicodeDecodeError, ConfigError):
+        value = parse_json_text(data.decode("utf-8"), comments=True)
+    except (UnicodeDecodeError, ConfigError, RecursionError):
         return data
-    value = root.value
-    if not isinstance(value, dict) or not any(k in value for k in keys):
+    if not isinstance(value, dict):
         return data
     kept = {k: v for k, v in value.items() if k not in keys}  # pyright: ignore[reportUnknownVariableType]
-    return Editor(text, root, parser.line_comment_ends).rewrite(kept).encode("utf-8")
+    return json.dumps(kept, sort_keys=True, ensure_ascii=False).encode("utf-8")
 
 
 FINGERPRINT = "sha256"
