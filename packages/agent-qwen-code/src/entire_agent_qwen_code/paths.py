@@ -46,8 +46,7 @@ def subagents_dir(chat: str) -> str:
 
 def subagent_files(folder: str, call_ids: list[str]) -> list[str]:
     """The recordings in ``folder`` of the subagents started by the calls ``call_ids``, in call order."""
-    import json
-
+    from entire_core import _json  # not json: this runs at every turn's end, and json pulls in re
     from entire_core.jsonvalues import obj, text
 
     wanted = {c: i for i, c in enumerate(call_ids)}
@@ -61,8 +60,8 @@ def subagent_files(folder: str, call_ids: list[str]) -> list[str]:
             continue
         try:
             with open(os.path.join(folder, name), "rb") as f:
-                meta = json.loads(f.read())
-        except (OSError, ValueError):
+                meta = _json.loads(f.read())
+        except (OSError, ValueError, RecursionError):
             continue
         call = text(obj(meta).get("toolUseId"))
         if call in wanted:
