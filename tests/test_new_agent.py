@@ -124,9 +124,12 @@ def test_names_that_are_not_registry_names_are_refused(name: str) -> None:
 
 def test_the_command_and_config_folder_can_differ_from_the_name(tmp_path: Path) -> None:
     # Qwen Code's registry name is qwen-code, its command qwen and its folder .qwen.
-    sys.path.insert(0, str(SCAFFOLD.parent))
-    import new_agent
+    from importlib.util import module_from_spec, spec_from_file_location
 
+    spec = spec_from_file_location("new_agent", SCAFFOLD)
+    assert spec is not None and spec.loader is not None
+    new_agent = module_from_spec(spec)
+    spec.loader.exec_module(new_agent)
     n = new_agent.names("qwen-code", "Qwen Code", "0.1.0", binary="qwen", config_dir=".qwen")
     new_agent.render(tmp_path, n)
     source = tmp_path / "src" / "entire_agent_qwen_code"
