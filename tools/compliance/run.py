@@ -109,6 +109,14 @@ def gemini_settings(port: int) -> str:
     )
 
 
+QWEN_SETTINGS = json.dumps({
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "memory": {"enableManagedAutoMemory": False},
+})  # fmt: skip
+"""Qwen Code's user settings for ``generate-text``: no update checks, no usage statistics, no memory call."""
+
 AGENTS: tuple[Agent, ...] = (
     Agent(
         name="openai-codex",
@@ -134,6 +142,24 @@ AGENTS: tuple[Agent, ...] = (
             "GEMINI_TELEMETRY_ENABLED": "false",
         },
         files={"gemini-home/.gemini/settings.json": gemini_settings},
+    ),
+    Agent(
+        name="qwen-code",
+        package="agent-qwen-code",
+        versions="entire_agent_qwen_code.versions",
+        install=("npm", "@qwen-code/qwen-code", "qwen"),
+        server=("openai_api.py", "--port", "0"),
+        ready_on="stderr",
+        env={
+            "OPENAI_BASE_URL": "http://127.0.0.1:{port}/v1",
+            "OPENAI_API_KEY": "scripted",
+            "OPENAI_MODEL": "qwen-scripted",
+            "QWEN_HOME": "{scratch}/qwen-home",
+            "QWEN_RUNTIME_DIR": "{scratch}/qwen-home",
+            "QWEN_USAGE_STATISTICS_ENABLED": "false",
+            "QWEN_CODE_DISABLE_PRECONNECT": "1",
+        },
+        files={"qwen-home/settings.json": lambda port: QWEN_SETTINGS},
     ),
     Agent(
         name="aider",

@@ -10,7 +10,8 @@ starts at entire-core's version with the requirement on entire-core that bump.py
 What is left to the agent's author is the agent's own knowledge: its config shape, its hook payloads
 and its transcript format (the README's "Adding an agent").
 
-    uv run python tools/scaffold/new_agent.py <name> [--title "Display Name"] [--no-lock]
+    uv run python tools/scaffold/new_agent.py <name> [--title "Display Name"] [--binary cmd]
+        [--config-dir .folder] [--no-lock]
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ def check_name(name: str, title: str, root: Path) -> None:
         raise ScaffoldError(f"the workspace already has an agent named {name!r}")
 
 
-def names(name: str, title: str, version: str) -> dict[str, str]:
-    """What the templates' ``${...}`` stand for."""
+def names(name: str, title: str, version: str, *, binary: str = "", config_dir: str = "") -> dict[str, str]:
+    """What the templates' ``${...}`` stand for; the agent's command and project config folder default
+    to its registry name (``qwen-code``'s are ``qwen`` and ``.qwen``)."""
     words = name.split("-")
     return {
+        "binary": binary or name,
+        "config_dir": config_dir or f".{name}",
         "name": name,
         "title": title,
         "dist": f"entire-agent-{name}",
@@ -171,13 +175,15 @@ def _write(path: Path, text: str) -> None:
     atomic_write(str(path), text.encode("utf-8"))
 
 
-def scaffold(root: Path, name: str, title: str, *, lock: bool = True) -> Path:
+def scaffold(
+    root: Path, name: str, title: str, *, lock: bool = True, binary: str = "", config_dir: str = ""
+) -> Path:
     """Create and wire the package; on any failure, the tree is left as it was."""
     import tomli_w
 
     check_name(name, title, root)
     version = next(m.version for m in members(root) if m.name == CORE)
-    n = names(name, title, version)
+    n = names(name, title, version, binary=binary, config_dir=config_dir)
     package = root / "packages" / f"agent-{name}"
     saved = {
         p: p.read_bytes()
@@ -217,12 +223,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("name", help="the registry name: entire-agent-<name>, never a built-in agent's")
     parser.add_argument("--title", help="the display name and the agent's `type` (default: from the name)")
+    parser.add_argument("--binary", default="", help="the agent's command (default: the name)")
+    parser.add_argument(
+        "--config-dir", default="", help="the agent's project config folder (default: .<name>)"
+    )
     parser.add_argument("--root", type=Path, default=ROOT, help="the workspace root (default: this checkout)")
     parser.add_argument("--no-lock", action="store_true", help="do not run `uv lock` afterwards")
     args = parser.parse_args(argv)
     title = args.title or " ".join(w.capitalize() for w in args.name.split("-"))
     try:
-        package = scaffold(args.root.resolve(), args.name, title, lock=not args.no_lock)
+        package = scaffold(
+            args.root.resolve(),
+            args.name,
+            title,
+            lock=not args.no_lock,
+            binary=args.binary,
+            config_dir=args.config_dir,
+        )
     except ScaffoldError as exc:
         print(f"new-agent: {exc}", file=sys.stderr)
         return 1

@@ -111,3 +111,22 @@ def test_a_blank_original_is_recalled_until_replaced_and_the_folder_goes_with_th
     (folder / "notes").write_text("someone else's")
     installs.forget(env, "x", str(target))
     assert sorted(p.name for p in folder.iterdir()) == ["notes"]  # a folder that holds more stays
+
+
+def test_keys_the_agent_writes_itself_do_not_make_a_record_stale(tmp_path: Path) -> None:
+    # Qwen Code adds "$version" to its settings whenever it loads them
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    target = tmp_path / "settings.json"
+    target.write_text('// mine\n{\n  "hooks": {"Stop": []}\n}\n')
+    installs.remember(env, "x", str(target), ignore=("$version",), created_hooks=True)
+    target.write_text('// mine\n{\n  "hooks": {"Stop": []},\n  "$version": 4\n}\n')
+    assert installs.recall(env, "x", str(target), ("$version",)) == {"created_hooks": True}
+    assert installs.recall(env, "x", str(target)) == {}  # without ignore, any byte counts
+    target.write_text('// mine\n{\n  "hooks": {"Stop": []},\n  "$version": 5\n}\n')
+    assert installs.recall(env, "x", str(target), ("$version",)) == {"created_hooks": True}
+    target.write_text('{\n  "hooks": {\n    "Stop": []\n  },\n  "$version": 3\n}')  # 0.15: all written anew
+    assert installs.recall(env, "x", str(target), ("$version",)) == {"created_hooks": True}
+    target.write_text('// mine\n{\n  "hooks": {"Stop": []},\n  "ui": 1,\n  "$version": 4\n}\n')
+    assert installs.recall(env, "x", str(target), ("$version",)) == {}  # the user's edit still counts
+    target.write_text("{ not json")
+    assert installs.fingerprint(str(target), ("$version",)) == installs.fingerprint(str(target))

@@ -269,19 +269,12 @@ class GeminiAgent(
         return self._relative(files)
 
     def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
-        from entire_core.types import TokenUsage
-
         from entire_agent_google_gemini import sessions
         from entire_agent_google_gemini import transcript as chats
 
         messages = chats.parse(transcript).messages(offset)
-        usage = chats.usage(messages)
-        subagents = TokenUsage()
-        for sub in sessions.subagents_of(subagents_dir, messages):
-            subagents += chats.usage(sub.messages())
-        if not subagents.is_zero():
-            usage.subagent_tokens = subagents
-        return usage
+        subagents = sessions.subagents_of(subagents_dir, messages)
+        return chats.usage(messages).with_subagents(chats.usage(sub.messages()) for sub in subagents)
 
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_google_gemini import compact

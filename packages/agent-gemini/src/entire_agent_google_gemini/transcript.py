@@ -161,23 +161,9 @@ def replay(records: Iterable[object]) -> list[dict[str, Any]]:
 
 def text_of(content: object) -> str:
     """The visible text of a message's content: a string, or its text parts without thoughts."""
-    if isinstance(content, str):
-        return content
-    parts = items(content) or ([] if isinstance(content, list) else [content])
-    texts: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            texts.append(part)
-        else:
-            p = obj(part)
-            if isinstance(p.get("text"), str) and not p.get("thought"):
-                texts.append(p["text"])
-    return "\n".join(t for t in texts if t)
+    from entire_core import genai
 
-
-def _only_tool_results(content: object) -> bool:
-    parts = list(dicts(content))
-    return bool(parts) and all("functionResponse" in p for p in parts)
+    return genai.text_of(content)
 
 
 def prompt_of(message: dict[str, Any]) -> str:
@@ -185,7 +171,9 @@ def prompt_of(message: dict[str, Any]) -> str:
     if message.get("type") != "user":
         return ""
     content = message.get("content")
-    if _only_tool_results(content):
+    from entire_core.genai import only_function_responses
+
+    if only_function_responses(content):
         return ""
     # displayContent is the text as typed, before @-file expansion
     source = message.get("displayContent") or content
@@ -261,10 +249,9 @@ def _count(value: object) -> int:
 
 
 def usage(messages: Iterable[dict[str, Any]]) -> TokenUsage:
-    """Token usage by Entire's formula for Gemini: one API call per ``gemini`` message with tokens.
-
-    input = input - cached + tool, output = output + thoughts, cache read = cached.
-    """
+    """Token usage by Entire's formula for GenAI counts (``entire_core.genai.call_usage``): one API
+    call per ``gemini`` message with tokens."""
+    from entire_core.genai import call_usage
     from entire_core.types import TokenUsage
 
     total = TokenUsage()
@@ -272,12 +259,12 @@ def usage(messages: Iterable[dict[str, Any]]) -> TokenUsage:
         t = obj(message.get("tokens"))
         if message.get("type") != "gemini" or not t:
             continue
-        cached = _count(t.get("cached"))
-        total += TokenUsage(
-            input_tokens=_count(t.get("input")) - cached + _count(t.get("tool")),
-            cache_read_tokens=cached,
-            output_tokens=_count(t.get("output")) + _count(t.get("thoughts")),
-            api_call_count=1,
+        total += call_usage(
+            prompt=_count(t.get("input")),
+            cached=_count(t.get("cached")),
+            output=_count(t.get("output")),
+            thoughts=_count(t.get("thoughts")),
+            tool=_count(t.get("tool")),
         )
     return total
 

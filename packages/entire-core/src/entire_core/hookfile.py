@@ -63,6 +63,7 @@ class HookGroupsFile:
         switches: tuple[Switch, ...] = (),
         check: Callable[[dict[str, Any], str], None] | None = None,
         earlier_names: Mapping[str, str] | None = None,
+        agent_keys: tuple[str, ...] = (),
     ) -> None:
         self.path = path
         self.agent_name = agent_name
@@ -75,12 +76,15 @@ class HookGroupsFile:
         """Raises ConfigError when the agent would reject the file; may also tidy what the agent ignores."""
         self.earlier_names = earlier_names or {}
         """Install-record keys an earlier release wrote, and this module's name for each (``created:hooks``)."""
+        self.agent_keys = agent_keys
+        """Top-level keys the agent writes into the file itself (Qwen's ``"$version"``): adding or changing
+        them does not make the install record stale (``installs.fingerprint``)."""
 
     def _recall(self) -> dict[str, bool]:
         """What earlier installs created, while the file is still what they wrote, in this module's names."""
         from entire_core import installs
 
-        record = installs.recall(self.env, self.agent_name, self.path)
+        record = installs.recall(self.env, self.agent_name, self.path, self.agent_keys)
         return {self.earlier_names.get(key, key): value for key, value in record.items()}
 
     # -- install ------------------------------------------------------------------------------------------
@@ -93,7 +97,7 @@ class HookGroupsFile:
         created_dir = not os.path.isdir(os.path.dirname(self.path))
         # What earlier installs created counts only while the file is still what they wrote.
         earlier = self._recall()
-        original = installs.recall_original(self.env, self.agent_name, self.path)
+        original = installs.recall_original(self.env, self.agent_name, self.path, self.agent_keys)
         created: dict[str, bool] = {}
         with edit_json(self.path, comments=self.comments) as doc:
             root = self._root(doc.data)
@@ -107,7 +111,9 @@ class HookGroupsFile:
         created["created_dir"] = created_dir
         merged = {key: value or earlier.get(key, False) for key, value in {**earlier, **created}.items()}
         if any(merged.values()) or original is not None:
-            installs.remember(self.env, self.agent_name, self.path, original=original, **merged)
+            installs.remember(
+                self.env, self.agent_name, self.path, original=original, ignore=self.agent_keys, **merged
+            )
         else:
             installs.forget(self.env, self.agent_name, self.path)
         return added
@@ -159,7 +165,7 @@ class HookGroupsFile:
             installs.forget(self.env, self.agent_name, self.path)
             return
         record = self._recall()
-        original = installs.recall_original(self.env, self.agent_name, self.path)
+        original = installs.recall_original(self.env, self.agent_name, self.path, self.agent_keys)
         # Another uninstall may delete the file while this one waits for its lock: read as `{}`, it
         # then holds nothing to take out, and nothing is written.
         with edit_json(self.path, comments=self.comments) as doc:

@@ -35,15 +35,41 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-def fingerprint(path: str) -> str:
-    """The SHA-256 of the file's bytes (``""`` when there is no such file)."""
+def fingerprint(path: str, ignore: tuple[str, ...] = ()) -> str:
+    """The SHA-256 of the file's bytes (``""`` when there is no such file).
+
+    ``ignore`` names top-level keys an agent writes into its JSON(C) file itself when it loads it (Qwen
+    Code adds ``"$version"``, and before 0.23 writes the whole file anew, without comments): the
+    fingerprint is then of the file's data without those keys, so the agent's own writes do not make
+    the record stale, while any change of the user's data still does.
+    """
     import hashlib
 
     try:
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+            data = f.read()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return ""
+    if ignore:
+        data = _data_without(data, ignore)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _data_without(data: bytes, keys: tuple[str, ...]) -> bytes:
+    """The JSONC object in ``data`` without the top-level ``keys``, canonically; ``data`` when it does not parse."""
+    import json
+
+    from entire_core.config.json import parse_json_text
+    from entire_core.errors import ConfigError
+
+    try:
+        value = parse_json_text(data.decode("utf-8"), comments=True)
+    except (UnicodeDecodeError, ConfigError, RecursionError):
+        return data
+    if not isinstance(value, dict):
+        return data
+    kept = {k: v for k, v in value.items() if k not in keys}  # pyright: ignore[reportUnknownVariableType]
+    return json.dumps(kept, sort_keys=True, ensure_ascii=False).encode("utf-8")
 
 
 FINGERPRINT = "sha256"
@@ -54,7 +80,9 @@ ORIGINAL = "original"
 """The record's key for the text of a file that held nothing before the install (see ``remember``)."""
 
 
-def _record(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, object]:
+def _record(
+    env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
+) -> dict[str, object]:
     """The record of ``path`` while the file is still what we wrote; ``{}`` otherwise."""
     import json
 
@@ -66,26 +94,36 @@ def _record(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, obj
     except (OSError, ValueError):
         return {}
     record = jsonvalues.obj(records.get(_key(path)))
-    if record.get(FINGERPRINT) != fingerprint(path):
+    if record.get(FINGERPRINT) != fingerprint(path, ignore):
         return {}
     return record
 
 
-def recall(env: Mapping[str, str], agent_name: str, path: str) -> dict[str, bool]:
+def recall(
+    env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
+) -> dict[str, bool]:
     """What our installs created for ``path``: ``{}`` when nothing, when we do not know, or when the
     file is no longer what we wrote (the record is stale and the user owns the file)."""
-    return {k: v for k, v in _record(env, agent_name, path).items() if isinstance(v, bool)}
+    return {k: v for k, v in _record(env, agent_name, path, ignore).items() if isinstance(v, bool)}
 
 
-def recall_original(env: Mapping[str, str], agent_name: str, path: str) -> str | None:
+def recall_original(
+    env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
+) -> str | None:
     """The text ``path`` held before our first install when it held nothing (``remember``'s ``original``);
     None when it held something, or when the record is stale."""
-    original = _record(env, agent_name, path).get(ORIGINAL)
+    original = _record(env, agent_name, path, ignore).get(ORIGINAL)
     return original if isinstance(original, str) else None
 
 
 def remember(
-    env: Mapping[str, str], agent_name: str, path: str, *, original: str | None = None, **created: bool
+    env: Mapping[str, str],
+    agent_name: str,
+    path: str,
+    *,
+    original: str | None = None,
+    ignore: tuple[str, ...] = (),
+    **created: bool,
 ) -> None:
     """Record what the installs created for ``path``, with the fingerprint of the file as it is now.
 
@@ -100,7 +138,7 @@ def remember(
     key = _key(path)
     with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
-        record: dict[str, object] = {**created, FINGERPRINT: fingerprint(path)}
+        record: dict[str, object] = {**created, FINGERPRINT: fingerprint(path, ignore)}
         if original is not None:
             record[ORIGINAL] = original
         records[key] = record

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import datetime
 
 
@@ -173,6 +174,15 @@ class TokenUsage:
             cache_creation_1h_tokens=self.cache_creation_1h_tokens + other.cache_creation_1h_tokens,
             subagent_tokens=sub,
         )
+
+    def with_subagents(self, subagents: Iterable[TokenUsage]) -> TokenUsage:
+        """This usage with the sum of ``subagents`` as its ``subagent_tokens`` (left unset when that is zero)."""
+        total = TokenUsage()
+        for usage in subagents:
+            total += usage
+        if not total.is_zero():
+            self.subagent_tokens = total
+        return self
 
     def is_zero(self) -> bool:
         """True when no counter (subagents included) is set."""

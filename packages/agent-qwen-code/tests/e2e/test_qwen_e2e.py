@@ -1,0 +1,177 @@
+"""The real Qwen Code against our scripted server, with our hooks calling the simulator's ``entire``, for
+every version of the support window (``entire_agent_qwen_code.versions.WINDOW``).
+
+One scenario per version (module fixture): a git repository whose ``.qwen/settings.json`` has the user's
+comments; ``entire enable`` installs our hooks; inside ``unshare -n`` (loopback only) four ``qwen -p``
+turns in one session (the later three ``--resume`` it): a read, an edit, a shell delete, and a prompt
+starting with ``<`` that runs a subagent (in the background from 0.23); ``entire disable`` uninstalls.
+Qwen is installed from npm into ``~/.cache/entire-agents-e2e/qwen-code-<version>`` (reused when there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from entire_agent_qwen_code.versions import WINDOW
+from entire_core.versions import parse_version
+from entire_sim import e2e
+
+pytestmark = pytest.mark.e2e
+
+AGENT = "qwen-code"
+HERE = Path(__file__).parent
+USER_SETTINGS = """// My Qwen settings for this project (hand-written)
+{
+  /* the model I use here */
+  "model": {"name": "qwen-scripted"}
+}
+"""
+PROMPTS = [
+    "read notes please",
+    "edit notes: hi to hello",
+    "delete old.txt now",
+    "<b>use a subagent</b> for sub.txt",
+]
+BACKGROUND = (0, 23, 0)
+"""From here the ``agent`` tool runs subagents in the background (seen in 0.23.4, not in 0.15.6)."""
+
+
+def calls(n: int, **sub: Any) -> dict[str, Any]:
+    """Usage of ``n`` scripted calls as the simulator records it (every field present)."""
+    return {"input_tokens": 60 * n, "cache_creation_tokens": 0, "cache_read_tokens": 40 * n, "output_tokens": 10 * n,
+            "api_call_count": n, "cache_creation_1h_tokens": 0, "subagent_tokens": sub.get("subagent_tokens")}  # fmt: skip
+
+
+def init_repo(repo: Path) -> None:
+    """A repository with one commit: notes.txt, old.txt and the user's commented settings."""
+    repo.mkdir()
+    (repo / "notes.txt").write_text("hi\n")
+    (repo / "old.txt").write_text("old\n")
+    (repo / ".qwen").mkdir()
+    (repo / ".qwen" / "settings.json").write_text(USER_SETTINGS)
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "e2e@example.com"],
+                 ["config", "user.name", "e2e"], ["add", "."], ["commit", "-q", "-m", "init"]):  # fmt: skip
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+class Scenario:
+    """One version's run: what the simulator recorded, and the settings file at each step."""
+
+    def __init__(self, work: Path, version: str) -> None:
+        from entire_sim import Simulator
+
+        self.background = (parse_version(version) or (0,)) >= BACKGROUND
+        self.repo, self.home = work / "repo", work / "home"
+        qwen_home = self.home / ".qwen"
+        qwen_home.mkdir(parents=True)
+        (qwen_home / "settings.json").write_text(json.dumps({
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+            "memory": {"enableManagedAutoMemory": False}}))  # fmt: skip
+        init_repo(self.repo)
+        base_env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+        base_env.update({"HOME": str(self.home), "QWEN_HOME": str(qwen_home), "QWEN_RUNTIME_DIR": str(qwen_home),
+                         "OPENAI_API_KEY": "scripted", "OPENAI_MODEL": "qwen-scripted", "TERM": "dumb",
+                         "QWEN_USAGE_STATISTICS_ENABLED": "false", "QWEN_CODE_DISABLE_PRECONNECT": "1",
+                         "QWEN_DISABLE_AUTO_TITLE": "1", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
+        self.sim = Simulator(repo=self.repo, state_dir=work / "sim-state", env=base_env)
+        self.sim.install_shim(work / "bin")
+        self.installed = self.sim.enable(AGENT)
+        qwen = str(e2e.npm_tool("@qwen-code/qwen-code", version, "qwen"))
+        sanitized = "".join(c if c.isalnum() else "-" for c in str(self.repo))
+        resume = ["-r", "{session:t1}"]
+        steps = [{"name": "t1", "args": ["-p", PROMPTS[0], "--yolo"]}]
+        steps += [
+            {"name": f"t{i + 2}", "args": [*resume, "-p", p, "--yolo"]} for i, p in enumerate(PROMPTS[1:])
+        ]
+        steps[-1]["settle"] = 3
+        plan = {"qwen": qwen, "workdir": str(self.repo), "env": self.sim.env(), "steps": steps,
+                "chats": str(qwen_home / "projects" / sanitized / "chats"),
+                "results": str(work / "results.json"), "api_log": str(work / "api.jsonl")}  # fmt: skip
+        (work / "plan.json").write_text(json.dumps(plan))
+        argv = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(work / "plan.json")])
+        proc = subprocess.run(argv, capture_output=True, timeout=1200, check=False)
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
+        self.results = json.loads((work / "results.json").read_text())
+        for step in self.results["steps"]:
+            assert step["code"] == 0, f"qwen step {step['name']} failed: {step['stderr']}"
+        self.session = self.results["sessions"]["t1"]
+        settings = self.repo / ".qwen" / "settings.json"
+        self.settings_at_end = settings.read_text()
+        sim = self.sim
+        self.hook_calls, self.checkpoints, self.violations = (
+            sim.hook_calls(),
+            sim.checkpoints(),
+            sim.violations(),
+        )
+        sim.disable(AGENT)
+        self.settings_after_disable = settings.read_text()
+
+    def events(self) -> list[str]:
+        return [
+            str(c["event_name"])
+            for c in self.hook_calls
+            if c["event"] and c["event"]["session_id"] == self.session
+        ]
+
+    def turns(self) -> list[dict[str, Any]]:
+        return [c for c in self.checkpoints if c["kind"] == "turn" and c["session_id"] == self.session]
+
+
+@pytest.fixture(scope="module", params=WINDOW.versions())
+def scenario(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    return Scenario(tmp_path_factory.mktemp(f"qwen-e2e-{request.param}"), request.param)
+
+
+def test_enable_and_disable_keep_the_users_bytes(scenario: Scenario) -> None:
+    assert scenario.installed == 7
+    assert "entire hooks qwen-code stop" in scenario.settings_at_end
+    if scenario.background:  # 0.23+: Qwen adds "$version" to the user's bytes; disable leaves it and them
+        assert "// My Qwen settings for this project (hand-written)" in scenario.settings_at_end
+        expected = USER_SETTINGS.replace('"qwen-scripted"}\n', '"qwen-scripted"},\n  "$version": 4\n')
+        assert scenario.settings_after_disable == expected
+        return
+    # 0.15 writes the whole file anew when it loads it, comments gone: what disable leaves is Qwen's file
+    # without our hooks, exactly
+    assert "// My Qwen" not in scenario.settings_at_end
+    expected = '{\n  "model": {\n    "name": "qwen-scripted"\n  },\n  "$version": 3\n}'
+    assert scenario.settings_after_disable == expected
+
+
+def test_no_violations(scenario: Scenario) -> None:
+    assert scenario.violations == []
+    assert all(not c["error"] for c in scenario.hook_calls)
+
+
+def test_each_prompt_is_one_turn(scenario: Scenario) -> None:
+    events = scenario.events()
+    assert events.count("TurnStart") == 4  # the empty UserPromptSubmit after each tool result is no turn
+    assert "SessionEnd" not in events  # headless qwen -p never fires it
+    assert events.count("SubagentStart") == events.count("SubagentEnd") == 1
+
+
+def test_turn_files_prompts_and_tokens(scenario: Scenario) -> None:
+    turns = scenario.turns()
+    assert [t["prompt"] for t in turns[:4]] == PROMPTS
+    read, edit, delete, sub = turns[:4]
+    # the CLI counts tokens only for a turn that changed files; the read changed none
+    assert (read["transcript_files"], read["tokens"]) == ([], None)
+    assert (edit["transcript_files"], edit["tokens"]) == (["notes.txt"], calls(3))
+    assert (delete["transcript_files"], delete["tokens"]) == ([], calls(2))
+    assert read["turn_offset"] < edit["turn_offset"] < delete["turn_offset"] < sub["turn_offset"]
+    if not scenario.background:
+        assert turns[4:] == []
+        assert (sub["transcript_files"], sub["tokens"]) == (["sub.txt"], calls(2, subagent_tokens=calls(2)))
+        return
+    # A background subagent's result brings a second Stop, with no prompt before it: the CLI then ends a
+    # turn again from the session's start (no commit yet), whose files and tokens hold the subagent's.
+    (again,) = turns[4:]
+    assert again["prompt"] == "" and again["turn_offset"] == 0
+    assert again["transcript_files"] == ["notes.txt", "sub.txt"]
+    assert again["tokens"] == calls(10, subagent_tokens=calls(2))

@@ -1,0 +1,73 @@
+"""Google GenAI's content shapes, read once for every agent that records them.
+
+Gemini CLI records a message's ``parts`` (``{text}``, ``{text, thought: true}``, ``{functionCall}``,
+``{functionResponse}``) and the model's ``usageMetadata``; Qwen Code, forked from it, records the
+same shapes in its own JSONL. Here, in core, so that neither agent's wheel depends on the other's.
+"""
+
+from __future__ import annotations
+
+from entire_core.jsonvalues import array, integer, obj
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from entire_core.types import TokenUsage
+
+
+def text_of(content: object) -> str:
+    """The visible text of a content: a string, or its text parts (strings or ``{text}``) without thoughts."""
+    if isinstance(content, str):
+        return content
+    parts = array(content) or ([] if isinstance(content, list) else [content])
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        else:
+            p = obj(part)
+            if isinstance(p.get("text"), str) and not p.get("thought"):
+                texts.append(p["text"])
+    return "\n".join(t for t in texts if t)
+
+
+def function_calls(parts: object) -> list[dict[str, Any]]:
+    """The ``functionCall`` objects among ``parts`` (``{id?, name, args}``), in order."""
+    return [call for call in (obj(obj(p).get("functionCall")) for p in array(parts)) if call]
+
+
+def only_function_responses(parts: object) -> bool:
+    """True for a non-empty list of parts that are all ``functionResponse`` (tool results, not typed text)."""
+    found = array(parts)
+    return bool(found) and all("functionResponse" in obj(p) for p in found)
+
+
+def call_usage(*, prompt: int, cached: int, output: int, thoughts: int = 0, tool: int = 0) -> TokenUsage:
+    """One model call by Entire's formula for GenAI counts.
+
+    The prompt count includes the cached tokens: input = prompt - cached + tool-use prompt, cache read =
+    cached, output = candidates + thoughts.
+    """
+    from entire_core.types import TokenUsage
+
+    return TokenUsage(
+        input_tokens=prompt - cached + tool,
+        cache_read_tokens=cached,
+        output_tokens=output + thoughts,
+        api_call_count=1,
+    )
+
+
+def usage_metadata(metadata: object) -> TokenUsage | None:
+    """One model call from a ``usageMetadata`` object, or None when there is none."""
+    m = obj(metadata)
+    if not m:
+        return None
+    return call_usage(
+        prompt=integer(m.get("promptTokenCount")),
+        cached=integer(m.get("cachedContentTokenCount")),
+        output=integer(m.get("candidatesTokenCount")),
+        thoughts=integer(m.get("thoughtsTokenCount")),
+        tool=integer(m.get("toolUsePromptTokenCount")),
+    )
