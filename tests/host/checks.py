@@ -166,7 +166,7 @@ def check_resume(outcome: Outcome) -> None:
 def check_resumed_agent(outcome: Outcome) -> None:
     """The agent resumes the restored session: the scripted server's next request carries earlier turns."""
     assert outcome.commands["R"].code == 0, outcome.commands["R"].stderr[-2000:]
-    first = json.dumps(outcome.facts["resumed_requests"][0]["body"])
+    first = json.dumps(outcome.facts["resumed_requests"][0])
     for prompt in outcome.facts["resumed_history"]:
         assert prompt in first, f"the resumed request does not carry {prompt!r}"
 

@@ -287,3 +287,165 @@ def _user_commands(outcome: Outcome) -> None:
             outcome.explain[cid] = world.entire("checkpoint", "explain", cid, "--no-pager", check=False)
     outcome.facts["shadow_branches"] = shadow_branches(world.repo)
     outcome.facts["stored_session_refs"] = {}
+
+
+# -- Gemini CLI -----------------------------------------------------------------------------------------
+
+GEMINI_PORT = 18792
+GEMINI_MODEL = "gemini-2.5-flash"
+GEMINI_PROMPTS = {
+    "A1": "Create hello.txt with a greeting.",
+    "A2": "RENAME-DELETE: edit hello.txt, rename it to greeting.txt and delete old.txt",
+    "A3": "Use a subagent to create sub.txt",
+    "B1": "MID-COMMIT: add mid.txt and commit it yourself, then write late.txt",
+    "B2": "TEXT-ONLY: say in one sentence what you would change next",
+    "B3": "EDIT-THREE: rewrite late.txt and add notes.txt",
+    "R": "TEXT-ONLY: after the resume, say what the earlier turns did",
+}
+GEMINI_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 13,
+               "api_call_count": 1}  # fmt: skip
+"""One scripted model call as the host stores it: 100 prompt - 40 cached, 10 + 3 thoughts out."""
+
+
+def _gemini_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
+    calls = [r for r in requests if ":streamGenerateContent" in r.get("path", "")]
+    if not calls:
+        return None
+    return {k: v * len(calls) for k, v in GEMINI_CALL.items()}
+
+
+def _streamed(requests: list[dict[str, Any]], subagent: bool) -> list[dict[str, Any]]:
+    return [r for r in requests if ":streamGenerateContent" in r.get("path", "")
+            and ("complete_task" in (r.get("tools") or [])) == subagent]  # fmt: skip
+
+
+def _gemini_session(run: Run) -> str:
+    try:
+        answer, _ = json.JSONDecoder().raw_decode(run.stdout.lstrip())
+    except ValueError:
+        return ""
+    return str(answer.get("session_id", "")) if isinstance(answer, dict) else ""
+
+
+def run_gemini(work: Path, backend: str, plugins: Path, gemini_bin: Path) -> Outcome:
+    """The Gemini CLI scenario under the real host, with checkpoints in ``backend``."""
+    import gemini_host_server as server
+
+    ns = Namespace()
+    node = Path(shutil.which("node") or "/usr/bin/node").parent
+    world = World(work, ns, [plugins, gemini_bin.parent, node], entire_bin(), GEMINI_API_KEY="scripted",
+                  GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_TELEMETRY_ENABLED="false", NO_BROWSER="1",
+                  GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}")  # fmt: skip
+    (world.home / ".gemini").mkdir(parents=True)
+    (world.home / ".gemini" / "settings.json").write_text(json.dumps({
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+    }))  # fmt: skip
+    world.init_repo({"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
+    base = world.head()
+    outcome = Outcome("google-gemini", backend, world, base, [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    log = work / "requests.jsonl"
+    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(
+        ns.argv([sys.executable, str(HERE / "gemini_host_server.py"), "--port", str(GEMINI_PORT),
+                 "--workdir", str(world.repo), "--log", str(log)]),
+        stderr=server_err,
+    )  # fmt: skip
+    requests = Requests(log)
+    flags = ["--yolo", "-m", GEMINI_MODEL, "-o", "json"]
+    try:
+        _wait_port(world, GEMINI_PORT, proc)
+        enable = ["enable", "--agent", "google-gemini", "--telemetry=false"]
+        if backend == "branch":
+            enable += ["--checkpoint-backend", "branch"]
+        outcome.commands["enable"] = world.entire(*enable)
+        outcome.facts["ref_at"] = {}
+
+        def at_commit(label: str, session: str) -> None:
+            ref = _session_ref(world, session)
+            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+
+        def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
+            start = requests.mark()
+            resume = ["--resume", session] if session else []
+            run = world.run([str(gemini_bin), "-p", GEMINI_PROMPTS[label], *resume, *flags], timeout=300)
+            outcome.commands[label] = run
+            return run, requests.all()[start:]
+
+        run, asked = turn("A1")
+        a = outcome.sessions["A"] = _gemini_session(run)
+        sha = world.commit("A1", ["hello.txt"])
+        at_commit("A1", a)
+        outcome.expected.append(Expected("A1", sha, a, [GEMINI_PROMPTS["A1"]], ["hello.txt"],
+                                         _gemini_usage(asked), None, [api_answer("hello")]))  # fmt: skip
+        run, asked = turn("A2", a)
+        sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt"])
+        at_commit("A2", a)
+        outcome.expected.append(Expected("A2", sha, a, [GEMINI_PROMPTS["A2"]], ["greeting.txt", "hello.txt", "old.txt"],
+                                         _gemini_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+        run, asked = turn("A3", a)
+        sha = world.commit("A3", ["sub.txt"])
+        at_commit("A3", a)
+        outcome.expected.append(Expected("A3", sha, a, [GEMINI_PROMPTS["A3"]], ["sub.txt"],
+                                         _gemini_usage(_streamed(asked, False)), _gemini_usage(_streamed(asked, True)),
+                                         [api_answer("subagent")]))  # fmt: skip
+
+        # Gemini CLI runs its shell's git with `core.hooksPath` emptied (GIT_CONFIG_KEY_n in the tool's
+        # environment), so Entire's git hooks never run for a commit Gemini makes itself: that commit has
+        # no trailer, and the user's commit at the end carries the whole session.
+        run, asked = turn("B1")
+        b = outcome.sessions["B"] = _gemini_session(run)
+        outcome.expected.append(Expected("B1-agent-commit", world.head(), b, [], ["mid.txt"]))
+        run, asked_b2 = turn("B2", b)
+        run, asked_b3 = turn("B3", b)
+        sha = world.commit("B end", ["late.txt", "notes.txt"])
+        at_commit("B-end", b)
+        outcome.expected.append(Expected("B-end", sha, b, [GEMINI_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                         ["late.txt", "notes.txt"], _gemini_usage(_streamed(asked + asked_b2 + asked_b3, False)),
+                                         None, [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")]))  # fmt: skip
+
+        _user_commands(outcome)
+        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b)}
+        outcome.facts["edited"] = set()
+        outcome.facts["resumed_history"] = [GEMINI_PROMPTS["B1"], GEMINI_PROMPTS["B3"]]
+
+        chats = world.home / ".gemini" / "tmp" / "repo" / "chats"
+        files = sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
+        outcome.facts["rollout_paths"] = [str(p) for p in files]
+        outcome.facts["rollout_before"] = files[0].read_bytes() if files else b""
+        session_ref = _session_ref(world, b)
+        for path in [*files, *([Path(session_ref)] if session_ref else [])]:
+            path.unlink(missing_ok=True)
+        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
+        restored = sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
+        outcome.facts["rollout_after"] = restored[0].read_bytes() if restored else b""
+        start = requests.mark()
+        outcome.commands["R"] = world.run(
+            [str(gemini_bin), "-p", GEMINI_PROMPTS["R"], "--resume", b, *flags], check=False
+        )
+        outcome.facts["resumed_requests"] = [r for r in requests.all()[start:] if "history" in r]
+
+        _disable(outcome)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        server_err.close()
+        ns.close()
+    return outcome
+
+
+def api_answer(key: str) -> str:
+    import gemini_host_server as server
+
+    return str(server.api.ANSWERS[key])
+
+
+def _disable(outcome: Outcome) -> None:
+    world = outcome.world
+    outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
+    outcome.facts["after_disable"] = world.snapshot()
+    outcome.facts["ls_files"] = set(world.git("ls-files").split())
+    outcome.facts["hooks_after"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
