@@ -249,6 +249,8 @@ class World:
     def init_repo(self, files: dict[str, str], branch: str = "feature") -> None:
         """A repository with ``files`` committed on ``main``, then a feature branch checked out."""
         self.git("init", "-q", "-b", "main")
+        self.git("config", "user.name", "User")  # the user's identity (Aider writes a placeholder otherwise)
+        self.git("config", "user.email", "user@example.invalid")
         for name, text in files.items():
             (self.repo / name).parent.mkdir(parents=True, exist_ok=True)
             (self.repo / name).write_text(text, encoding="utf-8")

@@ -449,3 +449,139 @@ def _disable(outcome: Outcome) -> None:
     outcome.facts["after_disable"] = world.snapshot()
     outcome.facts["ls_files"] = set(world.git("ls-files").split())
     outcome.facts["hooks_after"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+
+
+# -- Aider ----------------------------------------------------------------------------------------------
+
+AIDER_PORT = 18793
+AIDER_PROMPTS = {
+    "A1": "EDIT-GREET: add a greet function to hello.py",
+    "A2": "CREATE-NOTES: create NOTES.md",
+    "A3": "TEXT-ONLY: what does greet do?",
+}
+AIDER_CALL = {"input_tokens": 1234, "cache_creation_tokens": 0, "cache_read_tokens": 0, "output_tokens": 56,
+              "api_call_count": 1}  # fmt: skip
+"""One scripted main-model call (the weak model's commit messages are not the turn's)."""
+
+
+def _aider_usage(requests: list[dict[str, Any]]) -> dict[str, int]:
+    calls = [r for r in requests if r.get("kind") not in ("commit", "summary")]
+    return {k: v * len(calls) for k, v in AIDER_CALL.items()}
+
+
+def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outcome:
+    """Aider through our launcher (``entire-agent-aider run``) under the real host; Aider commits each edit
+    itself (its auto-commits are the agent's own commits), and a text-only turn commits nothing."""
+    import importlib
+    import time
+
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-aider" / "tests" / "e2e")
+    )
+    driver: Any = importlib.import_module("driver")
+
+    ns = Namespace()
+    world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), TERM="xterm-256color",
+                  PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+    caches = world.home / ".aider" / "caches"
+    caches.mkdir(parents=True)
+    venv = aider_bin.parent.parent
+    cost_map = next(
+        (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
+    )
+    shutil.copy(cost_map, caches / "model_prices_and_context_window.json")
+    hello = 'def main():\n    print("hello")\n\n\nif __name__ == "__main__":\n    main()\n'
+    world.init_repo({"hello.py": hello, ".gitignore": ".aider*\n"})
+    base = world.head()
+    outcome = Outcome("aider", backend, world, base, [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    log = work / "requests.jsonl"
+    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(ns.argv([sys.executable, str(HERE / "aider_host_server.py"), str(AIDER_PORT), str(log)]),
+                            stderr=server_err)  # fmt: skip
+    requests = Requests(log)
+    common = ["--model", "openai/gpt-4o", "--openai-api-base", f"http://127.0.0.1:{AIDER_PORT}/v1",
+              "--openai-api-key", "fake", "--no-check-update", "--no-analytics", "--no-show-release-notes",
+              "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream", "hello.py"]  # fmt: skip
+    history = world.repo / ".aider.chat.history.md"
+
+    def text() -> bytes:
+        return history.read_bytes() if history.exists() else b""
+
+    try:
+        _wait_port(world, AIDER_PORT, proc)
+        enable = ["enable", "--agent", "aider", "--telemetry=false"]
+        if backend == "branch":
+            enable += ["--checkpoint-backend", "branch"]
+        outcome.commands["enable"] = world.entire(*enable)
+        outcome.facts["ref_at"] = {}
+        argv = ns.argv(["entire-agent-aider", "run", "--", *common])
+        term = driver.Pty(argv, world.repo, world.env, work / "aider.pty.log")
+
+        def settled() -> None:
+            count = -1
+            while count != len(world.trace_calls()):
+                count = len(world.trace_calls())
+                term.pump(2.0)
+
+        driver.wait_for(lambda: b"Added hello.py" in text(), term, 90, "Aider to start")
+        term.pump(2.0)
+        turns: dict[str, list[dict[str, Any]]] = {}
+        for index, label in enumerate(("A1", "A2", "A3"), 1):
+            start = requests.mark()
+            term.send(AIDER_PROMPTS[label] + "\r")
+            driver.wait_for(lambda i=index: text().count(b"> Tokens: ") >= i, term, 90, f"turn {label} reply")
+            if label != "A3":
+                driver.wait_for(
+                    lambda i=index: text().count(b"> Commit ") >= i, term, 90, f"turn {label} commit"
+                )
+            settled()
+            turns[label] = requests.all()[start:]
+        term.send("/exit\r")
+        outcome.commands["aider"] = Run(argv, term.wait(60), "", "", 0.0)
+        term.log.close()
+        os_close(term.master)
+        session = ""
+        for call in world.trace_calls():
+            if call["subcommand"] == "parse-hook" and call.get("answer"):
+                try:
+                    event = json.loads(call["answer"])
+                except ValueError:
+                    continue
+                if isinstance(event, dict) and event.get("session_id"):
+                    session = str(event["session_id"])
+        outcome.sessions["A"] = session
+        commits = [sha for sha, _, _ in trailers(world.repo, base)]
+        files = {"A1": ["hello.py"], "A2": ["NOTES.md"]}
+        replies = {"A1": "I'll add a greet function.", "A2": "I'll create NOTES.md."}
+        for label, sha in zip(("A1", "A2"), commits, strict=False):
+            outcome.expected.append(Expected(label, sha, session, [AIDER_PROMPTS[label]], files[label],
+                                             _aider_usage(turns[label]), None, [replies[label]]))  # fmt: skip
+        outcome.facts["aider_commits"] = len(commits)
+        outcome.facts["ref_final"] = (
+            {session: Path(_session_ref(world, session)).read_bytes()} if session else {}
+        )
+        time.sleep(0.5)
+        _user_commands(outcome)
+        outcome.facts["edited"] = {"hello.py"}
+        outcome.facts["agent_own_files"] = (
+            ".aider.chat.history.md",
+            ".aider.input.history",
+            ".aider.tags.cache",
+        )
+        _disable(outcome)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        server_err.close()
+        ns.close()
+    return outcome
+
+
+def os_close(fd: int) -> None:
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError):
+        os.close(fd)

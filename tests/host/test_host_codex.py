@@ -10,6 +10,7 @@ from pathlib import Path
 
 import checks
 import pytest
+import record
 from harness import BACKENDS, agent_binary
 from scenarios import Outcome, run_codex
 
@@ -31,7 +32,9 @@ def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
 ) -> Outcome:
     codex = agent_binary("openai-codex")
-    return run_codex(tmp_path_factory.mktemp(f"codex-{request.param}"), request.param, plugins, codex)
+    outcome = run_codex(tmp_path_factory.mktemp(f"codex-{request.param}"), request.param, plugins, codex)
+    record.maybe_write(outcome)
+    return outcome
 
 
 def _cases() -> list[object]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import checks
 import pytest
+import record
 from harness import BACKENDS, agent_binary
 from scenarios import Outcome, run_gemini
 
@@ -35,7 +36,9 @@ def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
 ) -> Outcome:
     gemini = agent_binary("google-gemini")
-    return run_gemini(tmp_path_factory.mktemp(f"gemini-{request.param}"), request.param, plugins, gemini)
+    outcome = run_gemini(tmp_path_factory.mktemp(f"gemini-{request.param}"), request.param, plugins, gemini)
+    record.maybe_write(outcome)
+    return outcome
 
 
 def _cases() -> list[object]:

@@ -59,3 +59,16 @@ def test_an_unwritable_trace_does_not_change_the_answer(
     plain = sample("info")
     assert plain.code == 0 and plain.stderr == b""
     assert json.loads(plain.stdout)["protocol_version"] == 1
+
+
+def test_a_hook_records_the_files_it_names_as_they_stood(
+    sample: ScriptRunner, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace.jsonl"
+    sandbox.env["ENTIRE_PLUGIN_TRACE"] = str(trace)
+    native = tmp_path / "native.jsonl"
+    native.write_bytes(b'{"a": 1}\n')
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(native)}).encode()
+    sample("parse-hook", "--hook", "stop", stdin=payload)
+    record = json.loads(trace.read_text(encoding="utf-8"))
+    assert record["files"][str(native)] == [9, hashlib.sha256(b'{"a": 1}\n').hexdigest()]

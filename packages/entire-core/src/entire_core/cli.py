@@ -299,6 +299,28 @@ def _run_protocol(agent_cls: type[Agent], name: str, spec: Spec, args: list[str]
         return code
 
 
+def _files_at_hook(stdin: bytes, output: bytes) -> dict[str, list[object]]:
+    """``{path: [size, sha256]}`` of the payload's ``transcript_path`` and the answer's ``session_ref``."""
+    import hashlib
+    import json
+
+    named: list[object] = []
+    for raw in (stdin, output):
+        try:
+            value = json.loads(raw or b"null")
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            named += [value.get("transcript_path"), value.get("session_ref")]  # pyright: ignore[reportUnknownMemberType]
+    found: dict[str, list[object]] = {}
+    for path in named:
+        if isinstance(path, str) and path and os.path.isfile(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            found[path] = [len(data), hashlib.sha256(data).hexdigest()]
+    return found
+
+
 def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code: int) -> None:
     """One JSON line per protocol call appended to ``$ENTIRE_PLUGIN_TRACE``, for the ``host`` tests'
     recordings: the subcommand, its flags, a digest of stdin and the answer (whole when small)."""
@@ -321,6 +343,8 @@ def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code:
         record["answer"] = output.decode("utf-8", "replace")
     if name == "parse-hook" or len(stdin) <= 4096:
         record["stdin"] = stdin.decode("utf-8", "replace")
+    if name == "parse-hook":  # the files as they stood at this hook: the agent's own, and the view answered
+        record["files"] = _files_at_hook(stdin, output)
     try:
         with open(os.environ["ENTIRE_PLUGIN_TRACE"], "a", encoding="utf-8") as trace:
             trace.write(json.dumps(record, sort_keys=True) + "\n")
