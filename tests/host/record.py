@@ -29,6 +29,8 @@ from harness import line_count, sha256
 from scenarios import Outcome
 
 RECORD_ENV = "ENTIRE_HOST_RECORD"
+DISCOVERY = ("info", "get-session-dir")
+"""Calls every ``entire`` process makes of every plugin: recorded by digest only (the same answer each time)."""
 
 
 def _norm(value: Any, root: str) -> Any:
@@ -37,7 +39,7 @@ def _norm(value: Any, root: str) -> Any:
     if isinstance(value, list):
         return [_norm(v, root) for v in value]
     if isinstance(value, dict):
-        return {k: _norm(v, root) for k, v in value.items()}
+        return {_norm(k, root): _norm(v, root) for k, v in value.items()}
     return value
 
 
@@ -53,11 +55,10 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
     named: set[str] = set()
     for call in world.trace_calls():
         entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
+        entry["answer_sha256"] = call["answer_sha256"]
         for key in ("stdin", "answer", "files"):
-            if key in call:
+            if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):
                 entry[key] = call[key]
-        if "answer" not in call:
-            entry["answer_sha256"] = call["answer_sha256"]
         named.update(call.get("files", {}))
         calls.append(_norm(entry, root))
     points = outcome.checkpoints()
@@ -94,6 +95,7 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
         "agent": outcome.agent,
         "host": "Entire CLI v0.10.3 (local build, prints `dev`)",
         "backend": outcome.backend,
+        "world_root": root,
         "sessions": sorted(outcome.sessions),
         "calls": calls,
         "commits": commits,
