@@ -4,7 +4,7 @@ export UV_PYTHON_DOWNLOADS := never
 RUN := $(UV) run --locked --all-packages
 
 .DEFAULT_GOAL := help
-.PHONY: help sync lint format typecheck test e2e check versions build smoke walkthrough release-check bench soak mutate new-agent compliance
+.PHONY: help sync lint format typecheck test e2e host host-record check versions build smoke walkthrough release-check bench soak mutate new-agent compliance
 
 # The name column is as wide as the longest target's name, so every description starts in one column.
 help: ## Show the targets
@@ -30,13 +30,22 @@ typecheck: ## pyright, strict on every package's src/
 # then held at 90% for each package on its own by tools/coverage_check.py (entire_sim, a test tool, is
 # reported only: its soak and simulator paths run under the e2e tests, which coverage does not see).
 test: ## pytest on all cores (xdist): all but the real-agent e2e tests (and the wheel walkthrough: make walkthrough); coverage >= 90% per package
-	$(RUN) pytest -n auto -m "not e2e" --cov --cov-report=term --cov-report=json:build/coverage.json
+	$(RUN) pytest -n auto -m "not e2e and not host" --cov --cov-report=term --cov-report=json:build/coverage.json
 	$(RUN) python tools/coverage_check.py build/coverage.json --min 90 --report-only entire_sim
 
 # Skipped with a one-line reason where `unshare -n` or the agents cannot be had (macOS); required,
 # so failing instead, with CI=true or ENTIRE_E2E=1 (.ci/run sets it).
 e2e: ## The real-agent end-to-end tests only (marker e2e): each agent's window against a scripted model server
 	$(RUN) pytest -m e2e
+
+# The real Entire CLI, named by ENTIRE_BIN (never built here), drives the plugins installed from their
+# wheels and the real agents; without ENTIRE_BIN each test skips with one line (ENTIRE_HOST=1: fails).
+host: ## The real Entire CLI in the loop (marker host): ENTIRE_BIN=/path/to/entire make host
+	$(RUN) pytest -m host -p no:randomly -p no:cacheprovider
+
+host-record: ## Re-record tests/data/host/<agent>.json from the real host (needs ENTIRE_BIN): what make test replays
+	@test -n "$(ENTIRE_BIN)" || { echo 'host-record: needs ENTIRE_BIN=<path to a built Entire CLI v0.10.3>' >&2; exit 2; }
+	ENTIRE_HOST=1 ENTIRE_HOST_RECORD=$(CURDIR)/tests/data/host $(RUN) pytest -m host tests/host -k git-refs -p no:randomly -p no:cacheprovider
 
 check: lint typecheck test e2e ## Lint, type check, tests, end-to-end tests (CI then runs release-check)
 

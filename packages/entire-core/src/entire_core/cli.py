@@ -296,10 +296,75 @@ def _run_protocol(agent_cls: type[Agent], name: str, spec: Spec, args: list[str]
     from entire_core.cli_stdio import AnswerChannel
 
     with AnswerChannel() as answer:
-        return _answer(agent_cls, name, spec, args, answer)
+        if not os.environ.get("ENTIRE_PLUGIN_TRACE"):
+            return _answer(agent_cls, name, spec, args, answer)
+        seen: dict[str, bytes] = {}
+        code = _answer(agent_cls, name, spec, args, answer, seen)
+        _trace(agent_cls.name, name, args, seen, code)
+        return code
 
 
-def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answer: AnswerChannel) -> int:
+def _files_at_hook(stdin: bytes, output: bytes) -> dict[str, list[object]]:
+    """``{path: [size, sha256]}`` of the payload's ``transcript_path`` and the answer's ``session_ref``."""
+    import hashlib
+    import json
+
+    named: list[object] = []
+    for raw in (stdin, output):
+        try:
+            value = json.loads(raw or b"null")
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            named += [value.get("transcript_path"), value.get("session_ref")]  # pyright: ignore[reportUnknownMemberType]
+    found: dict[str, list[object]] = {}
+    for path in named:
+        if isinstance(path, str) and path and os.path.isfile(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            found[path] = [len(data), hashlib.sha256(data).hexdigest()]
+    return found
+
+
+def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code: int) -> None:
+    """One JSON line per protocol call appended to ``$ENTIRE_PLUGIN_TRACE``, for the ``host`` tests'
+    recordings: the subcommand, its flags, a digest of stdin and the answer (whole when small)."""
+    import hashlib
+    import json
+    import time
+
+    stdin, output = seen.get("stdin", b""), seen.get("output", b"")
+    record: dict[str, object] = {
+        "time": time.time(),
+        "agent": agent,
+        "subcommand": name,
+        "args": args,
+        "stdin_sha256": hashlib.sha256(stdin).hexdigest(),
+        "stdin_len": len(stdin),
+        "code": code,
+        "answer_sha256": hashlib.sha256(output).hexdigest(),
+    }
+    if len(output) <= 4096:
+        record["answer"] = output.decode("utf-8", "replace")
+    if name == "parse-hook" or len(stdin) <= 4096:
+        record["stdin"] = stdin.decode("utf-8", "replace")
+    if name == "parse-hook":  # the files as they stood at this hook: the agent's own, and the view answered
+        record["files"] = _files_at_hook(stdin, output)
+    try:
+        with open(os.environ["ENTIRE_PLUGIN_TRACE"], "a", encoding="utf-8") as trace:
+            trace.write(json.dumps(record, sort_keys=True) + "\n")
+    except OSError:
+        pass
+
+
+def _answer(
+    agent_cls: type[Agent],
+    name: str,
+    spec: Spec,
+    args: list[str],
+    answer: AnswerChannel,
+    seen: dict[str, bytes] | None = None,
+) -> int:
     """Parse, read stdin, call the handler and write its answer; any failure is one line on stderr."""
     from entire_core import cli_stdio
     from entire_core.cli_flags import parse_flags
@@ -319,6 +384,8 @@ def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answ
             stdin = cli_stdio.read_stdin()
         else:
             stdin = b""
+        if seen is not None:
+            seen["stdin"] = stdin
         result = _load(spec.target)(agent_cls(), flags, stdin)
         if result is not None and not isinstance(result, (bytes, dict)):
             raise TypeError(f"handler of {name} returned {type(result).__name__}")
@@ -335,6 +402,8 @@ def _answer(agent_cls: type[Agent], name: str, spec: Spec, args: list[str], answ
 
             traceback.print_exc()
         return code
+    if seen is not None:
+        seen["output"] = output
     return answer.write(output)
 
 

@@ -1,0 +1,128 @@
+"""The host's record of a ``host`` scenario, kept as test data (``tests/data/host/<agent>.json``).
+
+``make host-record`` runs the ``host`` scenarios with ``ENTIRE_HOST_RECORD`` naming the data directory;
+each scenario's git-refs run is then written there:
+
+- ``calls``: every plugin call the host made, in order (``ENTIRE_PLUGIN_TRACE``): the subcommand, its
+  flags (``--offset`` values as they were), a digest of stdin; small answers whole, large ones as digests.
+  A hook call (``parse-hook``) also has its payload and the files it named as they stood then (size and
+  sha256 of the agent's own session file and of the view answered);
+- ``commits``: every commit of the scenario with its checkpoint's stored fields: ``prompt.txt``,
+  ``files_touched``, ``token_usage``, the two transcript starts, and ``full.jsonl`` and
+  ``transcript.jsonl`` as size, line count and sha256;
+- ``files``: the final bytes of each session file named (the agent's own and our view), gzip-compressed
+  beside the JSON, so that every earlier state is a prefix of known size and digest.
+
+Paths are written relative to the scenario's scratch directory (``$WORLD``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from harness import line_count, sha256
+from scenarios import Outcome
+
+RECORD_ENV = "ENTIRE_HOST_RECORD"
+DISCOVERY = ("info", "get-session-dir")
+"""Calls every ``entire`` process makes of every plugin: recorded by digest only (the same answer each time)."""
+
+
+def _norm(value: Any, root: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(root, "$WORLD")
+    if isinstance(value, list):
+        return [_norm(v, root) for v in value]
+    if isinstance(value, dict):
+        return {_norm(k, root): _norm(v, root) for k, v in value.items()}
+    return value
+
+
+def _bytes(data: bytes) -> dict[str, Any]:
+    return {"size": len(data), "lines": line_count(data), "sha256": sha256(data)}
+
+
+def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The JSON record of ``outcome`` and the final bytes of every session file it names."""
+    world = outcome.world
+    root = str(world.root)
+    calls: list[dict[str, Any]] = []
+    named: set[str] = set()
+    for call in world.trace_calls():
+        entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
+        entry["answer_sha256"] = call["answer_sha256"]
+        for key in ("stdin", "answer", "files"):
+            if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):
+                entry[key] = call[key]
+        named.update(call.get("files", {}))
+        calls.append(_norm(entry, root))
+    points = outcome.checkpoints()
+    commits: list[dict[str, Any]] = []
+    for sha, subject, cid in outcome.commits():
+        commit: dict[str, Any] = {"subject": subject, "checkpoint": bool(cid)}
+        label = next((e.label for e in outcome.expected if e.sha == sha), subject)
+        commit["label"] = label
+        if cid in points:
+            point = points[cid]
+            commit["files_touched"] = point.metadata.get("files_touched")
+            commit["sessions"] = []
+            for part in point.sessions:
+                meta = part.metadata
+                commit["sessions"].append({
+                    "session": next((k for k, v in outcome.sessions.items() if v == meta.get("session_id")), "?"),
+                    "prompt": part.prompt,
+                    "files_touched": meta.get("files_touched"),
+                    "token_usage": meta.get("token_usage"),
+                    "checkpoint_transcript_start": meta.get("checkpoint_transcript_start", 0),
+                    "compact_transcript_start": meta.get("compact_transcript_start"),
+                    "full": _bytes(part.full),
+                    "transcript": _bytes(part.transcript),
+                    "content_hash": part.content_hash,
+                })  # fmt: skip
+        elif cid:
+            commit["missing"] = cid != ""
+        commits.append(commit)
+    files: dict[str, bytes] = {}
+    for path in sorted(named):
+        if os.path.isfile(path):
+            files[_norm(path, root)] = Path(path).read_bytes()
+    record = {
+        "agent": outcome.agent,
+        "host": "Entire CLI v0.10.3 (local build, prints `dev`)",
+        "backend": outcome.backend,
+        "world_root": root,
+        "sessions": sorted(outcome.sessions),
+        "calls": calls,
+        "commits": commits,
+        "files": {name: {"size": len(data), "sha256": sha256(data)} for name, data in files.items()},
+    }
+    return record, files
+
+
+def write(outcome: Outcome, directory: Path) -> Path:
+    """Write the record of ``outcome`` (and its session files, gzip-compressed) under ``directory``."""
+    record, files = recording(outcome)
+    directory.mkdir(parents=True, exist_ok=True)
+    blobs = directory / outcome.agent
+    blobs.mkdir(exist_ok=True)
+    for old in blobs.glob("*.gz"):
+        old.unlink()
+    for name, data in files.items():
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        record["files"][name]["blob"] = f"{outcome.agent}/{digest}.gz"
+        (blobs / f"{digest}.gz").write_bytes(gzip.compress(data, mtime=0))
+    target = directory / f"{outcome.agent}.json"
+    target.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return target
+
+
+def maybe_write(outcome: Outcome) -> None:
+    """Write the record when ``ENTIRE_HOST_RECORD`` names a directory (``make host-record``), git-refs runs only."""
+    directory = os.environ.get(RECORD_ENV, "")
+    if directory and outcome.backend == "git-refs":
+        write(outcome, Path(directory))

@@ -1,0 +1,587 @@
+"""The ``host`` scenarios: a real agent, the real Entire CLI and our plugins from wheels, in one scratch world.
+
+Each ``run_<agent>(work, backend)`` plays the agent's scenario and returns an ``Outcome``: the world it
+ran in, every commit with what its checkpoint should hold (``Expected``, from the script: the typed
+prompts, the files, the scripted token usage, the replies), and what the user commands answered.
+
+The scenario, per agent (what issue 24 asks):
+
+- ``entire enable --agent <name>`` on a feature branch of a repository with the user's files;
+- session A: turns that create, edit, rename and delete files (and, for Codex and Gemini, a subagent),
+  the user committing after each turn;
+- session B: a turn in which the agent commits with its own shell tool (``git commit``), a text-only
+  turn, then an edit turn; the user commits only when the session has ended;
+- ``entire doctor``, ``entire checkpoint list`` and ``checkpoint explain <id>``;
+- ``entire session resume <branch>`` after the session's files were deleted, then the agent resumes;
+- ``entire disable --uninstall --force``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import HERE, Namespace, Run, World, entire_bin, read_checkpoints, shadow_branches, trailers
+
+TOKEN_KEYS = ("input_tokens", "cache_creation_tokens", "cache_read_tokens", "output_tokens", "api_call_count")
+
+
+@dataclass
+class Expected:
+    """What the checkpoint of one commit should hold; ``prompts == []`` means no checkpoint (no agent work)."""
+
+    label: str
+    sha: str
+    session: str
+    prompts: list[str]
+    files: list[str]
+    tokens: dict[str, int] | None = None
+    subagent_tokens: dict[str, int] | None = None
+    replies: list[str] = field(default_factory=list)
+    transcript_prompts: list[str] | None = None
+    """The prompts in ``transcript.jsonl`` from ``compact_transcript_start``, where not ``prompts``: after
+    the agent's own commit mid-turn, the rest of that turn has no prompt of its own in the scope."""
+
+
+@dataclass
+class Outcome:
+    agent: str
+    backend: str
+    world: World
+    base: str
+    expected: list[Expected]
+    sessions: dict[str, str]
+    commands: dict[str, Run] = field(default_factory=dict)
+    explain: dict[str, Run] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def commits(self) -> list[tuple[str, str, str]]:
+        return trailers(self.world.repo, self.base)
+
+    def checkpoints(self) -> dict[str, Any]:
+        return read_checkpoints(self.world.repo, self.backend)
+
+
+def _wait_port(world: World, port: int, server: subprocess.Popen[bytes]) -> None:
+    import time
+
+    for _ in range(200):
+        if server.poll() is not None:
+            raise RuntimeError(f"the scripted server exited with {server.returncode}")
+        probe = subprocess.run(
+            world.ns.argv([sys.executable, "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}), 1).close()"]),
+            capture_output=True, check=False,
+        )  # fmt: skip
+        if probe.returncode == 0:
+            return
+        time.sleep(0.1)
+    raise RuntimeError("the scripted server did not start")
+
+
+class Requests:
+    """The scripted server's request log, read in windows: what a turn (or part of one) asked."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def all(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line]
+
+    def mark(self) -> int:
+        return len(self.all())
+
+
+# -- Codex ----------------------------------------------------------------------------------------------
+
+CODEX_PORT = 18791
+CODEX_PROMPTS = {
+    "A1": "EDIT-ONE: create hello.txt, update README.md, then write shell.txt",
+    "A2": "EDIT-TWO: add second.txt, delete shell.txt, rename hello.txt to greeting.txt",
+    "A3": "SPAWN-CHILD: have a subagent create child.txt, wait for it, then report",
+    "B1": "MID-COMMIT: add mid.txt and commit it yourself, then write late.txt",
+    "B2": "TEXT-ONLY: say in one sentence what you would change next",
+    "B3": "EDIT-THREE: edit late.txt and add notes.txt",
+    "R": "TEXT-ONLY: after the resume, say what the earlier turns did",
+}
+
+
+def _codex_usage(requests: list[dict[str, Any]]) -> dict[str, int]:
+    """The usage the host should store for these requests (Codex's own accounting: input minus cached)."""
+    import codex_host_server as server
+
+    steps = [server.base.usage(server.plan(r["body"], r["headers"], 0)[1]) for r in requests]
+    fed = sum(u["input_tokens"] for u in steps)
+    cached = sum(u["input_tokens_details"]["cached_tokens"] for u in steps)
+    return {"input_tokens": fed - cached, "cache_creation_tokens": 0, "cache_read_tokens": cached,
+            "output_tokens": sum(u["output_tokens"] for u in steps), "api_call_count": len(steps)}  # fmt: skip
+
+
+def _thread(request: dict[str, Any]) -> str:
+    return str(json.loads(request["headers"].get("x-codex-turn-metadata") or "{}").get("thread_id", ""))
+
+
+def _thread_id(run: Run) -> str:
+    for line in run.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "thread.started":
+            return str(event.get("thread_id", ""))
+    return ""
+
+
+def run_codex(work: Path, backend: str, plugins: Path, codex_bin: Path) -> Outcome:
+    """The Codex scenario under the real host, with checkpoints in ``backend``."""
+    import codex_driver  # pyright: ignore[reportMissingImports]
+    import codex_host_server as server
+
+    ns = Namespace()
+    codex_home = work / "codex-home"
+    codex_home.mkdir(parents=True)
+    node = Path(shutil.which("node") or "/usr/bin/node").parent
+    world = World(work, ns, [plugins, codex_bin.parent, node], entire_bin(), CODEX_HOME=str(codex_home),
+                  SCRIPTED_API_KEY="scripted-not-a-secret")  # fmt: skip
+    world.init_repo({"README.md": "# e2e repo\n", "src/app.py": "print('the user app')\n"})
+    base = world.head()
+    outcome = Outcome("openai-codex", backend, world, base, [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    (codex_home / "config.toml").write_text(codex_driver.user_config(CODEX_PORT), encoding="utf-8")
+    log = work / "requests.jsonl"
+    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(
+        ns.argv([sys.executable, str(HERE / "codex_host_server.py"), "--port", str(CODEX_PORT), "--log", str(log),
+                 "--lifetime", "1800"]),
+        stderr=server_err,
+    )  # fmt: skip
+    requests = Requests(log)
+    try:
+        _wait_port(world, CODEX_PORT, proc)
+        enable = ["enable", "--agent", "openai-codex", "--telemetry=false"]
+        if backend == "branch":
+            enable += ["--checkpoint-backend", "branch"]
+        outcome.commands["enable"] = world.entire(*enable)
+        outcome.commands["trust"] = world.run(["entire-agent-openai-codex", "trust", "--project"])
+        codex = [str(codex_bin), "exec", "--json", "--color", "never"]
+
+        outcome.facts["ref_at"] = {}
+
+        def at_commit(label: str, session: str) -> None:
+            ref = _session_ref(world, session)
+            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+
+        def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
+            start = requests.mark()
+            argv = (
+                [*codex, "resume", session, CODEX_PROMPTS[label]]
+                if session
+                else [*codex, CODEX_PROMPTS[label]]
+            )
+            run = world.run(argv, timeout=300)
+            outcome.commands[label] = run
+            return run, requests.all()[start:]
+
+        # Session A: a user commit after each turn.
+        run, asked = turn("A1")
+        a = outcome.sessions["A"] = _thread_id(run)
+        sha = world.commit("A1", ["README.md", "hello.txt", "shell.txt"])
+        at_commit("A1", a)
+        outcome.expected.append(Expected("A1", sha, a, [CODEX_PROMPTS["A1"]], ["README.md", "hello.txt", "shell.txt"],
+                                         _codex_usage(asked), None, [server.base.FINAL_ONE]))  # fmt: skip
+        run, asked = turn("A2", a)
+        sha = world.commit("A2", ["second.txt", "shell.txt", "hello.txt", "greeting.txt"])
+        at_commit("A2", a)
+        outcome.expected.append(Expected("A2", sha, a, [CODEX_PROMPTS["A2"]],
+                                         ["greeting.txt", "hello.txt", "second.txt", "shell.txt"],
+                                         _codex_usage(asked), None, [server.base.FINAL_TWO]))  # fmt: skip
+        run, asked = turn("A3", a)
+        sha = world.commit("A3", ["child.txt"])
+        at_commit("A3", a)
+        parent = [r for r in asked if _thread(r) == a]
+        child = [r for r in asked if _thread(r) != a]
+        outcome.expected.append(Expected("A3", sha, a, [CODEX_PROMPTS["A3"]], ["child.txt"], _codex_usage(parent),
+                                         _codex_usage(child), [server.base.FINAL_PARENT]))  # fmt: skip
+
+        # Session B: the agent's own commit mid-turn, a text-only turn, an edit turn; the user commits at the end.
+        run, asked = turn("B1")
+        b = outcome.sessions["B"] = _thread_id(run)
+        agent_commit = world.head()
+        outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [CODEX_PROMPTS["B1"]], ["mid.txt"],
+                                         _codex_usage(asked[:2]), None, []))  # fmt: skip
+        rest_b1 = asked[2:]
+        run, asked_b2 = turn("B2", b)
+        run, asked_b3 = turn("B3", b)
+        sha = world.commit("B end", ["late.txt", "notes.txt"])
+        at_commit("B-end", b)
+        # The commit carries the rest of B1 (late.txt), so B1's prompt is in prompt.txt; the transcript's
+        # scope starts where the agent's commit left off, inside B1.
+        outcome.expected.append(Expected("B-end", sha, b, [CODEX_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                         ["late.txt", "notes.txt"], _codex_usage(rest_b1 + asked_b2 + asked_b3), None,
+                                         [server.FINAL_MID, server.FINAL_TEXT, server.FINAL_THREE],
+                                         [CODEX_PROMPTS["B2"], CODEX_PROMPTS["B3"]]))  # fmt: skip
+
+        _user_commands(outcome)
+        outcome.facts["ref_final"] = {
+            k: Path(_session_ref(world, v)).read_bytes() for k, v in ((a, a), (b, b))
+        }
+        outcome.facts["edited"] = {"README.md"}
+        outcome.facts["resumed_history"] = [CODEX_PROMPTS["B1"], CODEX_PROMPTS["B3"]]
+
+        # Resume: the session's files deleted, restored by the host through write-session, then resumed.
+        rollouts = sorted((codex_home / "sessions").rglob(f"rollout-*-{b}.jsonl"))
+        outcome.facts["rollout_paths"] = [str(p) for p in rollouts]
+        outcome.facts["rollout_before"] = rollouts[0].read_bytes() if rollouts else b""
+        session_ref = _session_ref(world, b)
+        for path in [*rollouts, *([Path(session_ref)] if session_ref else [])]:
+            path.unlink(missing_ok=True)
+        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
+        outcome.facts["rollout_after"] = (
+            rollouts[0].read_bytes() if rollouts and rollouts[0].exists() else b""
+        )
+        start = requests.mark()
+        outcome.commands["R"] = world.run([*codex, "resume", b, CODEX_PROMPTS["R"]], check=False)
+        outcome.facts["resumed_requests"] = requests.all()[start:]
+
+        outcome.facts["before_disable_status"] = world.git("status", "--porcelain", "--untracked-files=all")
+        outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
+        outcome.facts["after_disable"] = world.snapshot()
+        outcome.facts["ls_files"] = set(world.git("ls-files").split())
+        outcome.facts["hooks_after"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        server_err.close()
+        ns.close()
+    return outcome
+
+
+def _session_ref(world: World, session: str) -> str:
+    """The ``session_ref`` the plugin answered for ``session`` in its last hook (from the trace)."""
+    found = ""
+    for call in world.trace_calls():
+        if call["subcommand"] == "parse-hook" and call.get("answer"):
+            try:
+                event = json.loads(call["answer"])
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("session_id") == session and event.get("session_ref"):
+                found = str(event["session_ref"])
+    return found
+
+
+def _user_commands(outcome: Outcome) -> None:
+    """doctor, checkpoint list, checkpoint explain of each checkpoint, and the branches left."""
+    world = outcome.world
+    outcome.commands["doctor"] = world.entire("doctor", check=False)
+    outcome.commands["list"] = world.entire("checkpoint", "list", "--json", "--no-pager", check=False)
+    for _, _, cid in outcome.commits():
+        if cid:
+            outcome.explain[cid] = world.entire("checkpoint", "explain", cid, "--no-pager", check=False)
+    outcome.facts["shadow_branches"] = shadow_branches(world.repo)
+    outcome.facts["stored_session_refs"] = {}
+
+
+# -- Gemini CLI -----------------------------------------------------------------------------------------
+
+GEMINI_PORT = 18792
+GEMINI_MODEL = "gemini-2.5-flash"
+GEMINI_PROMPTS = {
+    "A1": "Create hello.txt with a greeting.",
+    "A2": "RENAME-DELETE: edit hello.txt, rename it to greeting.txt and delete old.txt",
+    "A3": "Use a subagent to create sub.txt",
+    "B1": "MID-COMMIT: add mid.txt and commit it yourself, then write late.txt",
+    "B2": "TEXT-ONLY: say in one sentence what you would change next",
+    "B3": "EDIT-THREE: rewrite late.txt and add notes.txt",
+    "R": "TEXT-ONLY: after the resume, say what the earlier turns did",
+}
+GEMINI_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 13,
+               "api_call_count": 1}  # fmt: skip
+"""One scripted model call as the host stores it: 100 prompt - 40 cached, 10 + 3 thoughts out."""
+
+
+def _gemini_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
+    calls = [r for r in requests if ":streamGenerateContent" in r.get("path", "")]
+    if not calls:
+        return None
+    return {k: v * len(calls) for k, v in GEMINI_CALL.items()}
+
+
+def _streamed(requests: list[dict[str, Any]], subagent: bool) -> list[dict[str, Any]]:
+    return [r for r in requests if ":streamGenerateContent" in r.get("path", "")
+            and ("complete_task" in (r.get("tools") or [])) == subagent]  # fmt: skip
+
+
+def _gemini_session(run: Run) -> str:
+    try:
+        answer, _ = json.JSONDecoder().raw_decode(run.stdout.lstrip())
+    except ValueError:
+        return ""
+    return str(answer.get("session_id", "")) if isinstance(answer, dict) else ""
+
+
+def run_gemini(work: Path, backend: str, plugins: Path, gemini_bin: Path) -> Outcome:
+    """The Gemini CLI scenario under the real host, with checkpoints in ``backend``."""
+    import gemini_host_server as server
+
+    ns = Namespace()
+    node = Path(shutil.which("node") or "/usr/bin/node").parent
+    world = World(work, ns, [plugins, gemini_bin.parent, node], entire_bin(), GEMINI_API_KEY="scripted",
+                  GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_TELEMETRY_ENABLED="false", NO_BROWSER="1",
+                  GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}")  # fmt: skip
+    (world.home / ".gemini").mkdir(parents=True)
+    (world.home / ".gemini" / "settings.json").write_text(json.dumps({
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+    }))  # fmt: skip
+    world.init_repo({"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
+    base = world.head()
+    outcome = Outcome("google-gemini", backend, world, base, [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    log = work / "requests.jsonl"
+    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(
+        ns.argv([sys.executable, str(HERE / "gemini_host_server.py"), "--port", str(GEMINI_PORT),
+                 "--workdir", str(world.repo), "--log", str(log)]),
+        stderr=server_err,
+    )  # fmt: skip
+    requests = Requests(log)
+    flags = ["--yolo", "-m", GEMINI_MODEL, "-o", "json"]
+    try:
+        _wait_port(world, GEMINI_PORT, proc)
+        enable = ["enable", "--agent", "google-gemini", "--telemetry=false"]
+        if backend == "branch":
+            enable += ["--checkpoint-backend", "branch"]
+        outcome.commands["enable"] = world.entire(*enable)
+        outcome.facts["ref_at"] = {}
+
+        def at_commit(label: str, session: str) -> None:
+            ref = _session_ref(world, session)
+            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+
+        def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
+            start = requests.mark()
+            resume = ["--resume", session] if session else []
+            run = world.run([str(gemini_bin), "-p", GEMINI_PROMPTS[label], *resume, *flags], timeout=300)
+            outcome.commands[label] = run
+            return run, requests.all()[start:]
+
+        run, asked = turn("A1")
+        a = outcome.sessions["A"] = _gemini_session(run)
+        sha = world.commit("A1", ["hello.txt"])
+        at_commit("A1", a)
+        outcome.expected.append(Expected("A1", sha, a, [GEMINI_PROMPTS["A1"]], ["hello.txt"],
+                                         _gemini_usage(asked), None, [api_answer("hello")]))  # fmt: skip
+        run, asked = turn("A2", a)
+        sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt"])
+        at_commit("A2", a)
+        outcome.expected.append(Expected("A2", sha, a, [GEMINI_PROMPTS["A2"]], ["greeting.txt", "hello.txt", "old.txt"],
+                                         _gemini_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+        run, asked = turn("A3", a)
+        sha = world.commit("A3", ["sub.txt"])
+        at_commit("A3", a)
+        outcome.expected.append(Expected("A3", sha, a, [GEMINI_PROMPTS["A3"]], ["sub.txt"],
+                                         _gemini_usage(_streamed(asked, False)), _gemini_usage(_streamed(asked, True)),
+                                         [api_answer("subagent")]))  # fmt: skip
+
+        # Gemini CLI runs its shell's git with `core.hooksPath` emptied (GIT_CONFIG_KEY_n in the tool's
+        # environment), so Entire's git hooks never run for a commit Gemini makes itself: that commit has
+        # no trailer, and the user's commit at the end carries the whole session.
+        run, asked = turn("B1")
+        b = outcome.sessions["B"] = _gemini_session(run)
+        outcome.expected.append(Expected("B1-agent-commit", world.head(), b, [], ["mid.txt"]))
+        run, asked_b2 = turn("B2", b)
+        run, asked_b3 = turn("B3", b)
+        sha = world.commit("B end", ["late.txt", "notes.txt"])
+        at_commit("B-end", b)
+        outcome.expected.append(Expected("B-end", sha, b, [GEMINI_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                         ["late.txt", "notes.txt"], _gemini_usage(_streamed(asked + asked_b2 + asked_b3, False)),
+                                         None, [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")]))  # fmt: skip
+
+        _user_commands(outcome)
+        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b)}
+        outcome.facts["edited"] = set()
+        outcome.facts["resumed_history"] = [GEMINI_PROMPTS["B1"], GEMINI_PROMPTS["B3"]]
+
+        chats = world.home / ".gemini" / "tmp" / "repo" / "chats"
+        files = sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
+        outcome.facts["rollout_paths"] = [str(p) for p in files]
+        outcome.facts["rollout_before"] = files[0].read_bytes() if files else b""
+        session_ref = _session_ref(world, b)
+        for path in [*files, *([Path(session_ref)] if session_ref else [])]:
+            path.unlink(missing_ok=True)
+        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
+        restored = sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
+        outcome.facts["rollout_after"] = restored[0].read_bytes() if restored else b""
+        start = requests.mark()
+        outcome.commands["R"] = world.run(
+            [str(gemini_bin), "-p", GEMINI_PROMPTS["R"], "--resume", b, *flags], check=False
+        )
+        outcome.facts["resumed_requests"] = [r for r in requests.all()[start:] if "history" in r]
+
+        _disable(outcome)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        server_err.close()
+        ns.close()
+    return outcome
+
+
+def api_answer(key: str) -> str:
+    import gemini_host_server as server
+
+    return str(server.api.ANSWERS[key])
+
+
+def _disable(outcome: Outcome) -> None:
+    world = outcome.world
+    outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
+    outcome.facts["after_disable"] = world.snapshot()
+    outcome.facts["ls_files"] = set(world.git("ls-files").split())
+    outcome.facts["hooks_after"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+
+
+# -- Aider ----------------------------------------------------------------------------------------------
+
+AIDER_PORT = 18793
+AIDER_PROMPTS = {
+    "A1": "EDIT-GREET: add a greet function to hello.py",
+    "A2": "CREATE-NOTES: create NOTES.md",
+    "A3": "TEXT-ONLY: what does greet do?",
+}
+AIDER_CALL = {"input_tokens": 1234, "cache_creation_tokens": 0, "cache_read_tokens": 0, "output_tokens": 56,
+              "api_call_count": 1}  # fmt: skip
+"""One scripted main-model call (the weak model's commit messages are not the turn's)."""
+
+
+def _aider_usage(requests: list[dict[str, Any]]) -> dict[str, int]:
+    calls = [r for r in requests if r.get("kind") not in ("commit", "summary")]
+    return {k: v * len(calls) for k, v in AIDER_CALL.items()}
+
+
+def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outcome:
+    """Aider through our launcher (``entire-agent-aider run``) under the real host; Aider commits each edit
+    itself (its auto-commits are the agent's own commits), and a text-only turn commits nothing."""
+    import importlib
+    import time
+
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-aider" / "tests" / "e2e")
+    )
+    driver: Any = importlib.import_module("driver")
+
+    ns = Namespace()
+    world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), TERM="xterm-256color",
+                  PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+    caches = world.home / ".aider" / "caches"
+    caches.mkdir(parents=True)
+    venv = aider_bin.parent.parent
+    cost_map = next(
+        (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
+    )
+    shutil.copy(cost_map, caches / "model_prices_and_context_window.json")
+    hello = 'def main():\n    print("hello")\n\n\nif __name__ == "__main__":\n    main()\n'
+    world.init_repo({"hello.py": hello, ".gitignore": ".aider*\n"})
+    base = world.head()
+    outcome = Outcome("aider", backend, world, base, [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    log = work / "requests.jsonl"
+    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(ns.argv([sys.executable, str(HERE / "aider_host_server.py"), str(AIDER_PORT), str(log)]),
+                            stderr=server_err)  # fmt: skip
+    requests = Requests(log)
+    common = ["--model", "openai/gpt-4o", "--openai-api-base", f"http://127.0.0.1:{AIDER_PORT}/v1",
+              "--openai-api-key", "fake", "--no-check-update", "--no-analytics", "--no-show-release-notes",
+              "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream", "hello.py"]  # fmt: skip
+    history = world.repo / ".aider.chat.history.md"
+
+    def text() -> bytes:
+        return history.read_bytes() if history.exists() else b""
+
+    try:
+        _wait_port(world, AIDER_PORT, proc)
+        enable = ["enable", "--agent", "aider", "--telemetry=false"]
+        if backend == "branch":
+            enable += ["--checkpoint-backend", "branch"]
+        outcome.commands["enable"] = world.entire(*enable)
+        outcome.facts["ref_at"] = {}
+        argv = ns.argv(["entire-agent-aider", "run", "--", *common])
+        term = driver.Pty(argv, world.repo, world.env, work / "aider.pty.log")
+
+        def settled() -> None:
+            count = -1
+            while count != len(world.trace_calls()):
+                count = len(world.trace_calls())
+                term.pump(2.0)
+
+        driver.wait_for(lambda: b"Added hello.py" in text(), term, 90, "Aider to start")
+        term.pump(2.0)
+        turns: dict[str, list[dict[str, Any]]] = {}
+        for index, label in enumerate(("A1", "A2", "A3"), 1):
+            start = requests.mark()
+            term.send(AIDER_PROMPTS[label] + "\r")
+            driver.wait_for(lambda i=index: text().count(b"> Tokens: ") >= i, term, 90, f"turn {label} reply")
+            if label != "A3":
+                driver.wait_for(
+                    lambda i=index: text().count(b"> Commit ") >= i, term, 90, f"turn {label} commit"
+                )
+            settled()
+            turns[label] = requests.all()[start:]
+        term.send("/exit\r")
+        outcome.commands["aider"] = Run(argv, term.wait(60), "", "", 0.0)
+        term.log.close()
+        os_close(term.master)
+        session = ""
+        for call in world.trace_calls():
+            if call["subcommand"] == "parse-hook" and call.get("answer"):
+                try:
+                    event = json.loads(call["answer"])
+                except ValueError:
+                    continue
+                if isinstance(event, dict) and event.get("session_id"):
+                    session = str(event["session_id"])
+        outcome.sessions["A"] = session
+        commits = [sha for sha, _, _ in trailers(world.repo, base)]
+        files = {"A1": ["hello.py"], "A2": ["NOTES.md"]}
+        replies = {"A1": "I'll add a greet function.", "A2": "I'll create NOTES.md."}
+        for label, sha in zip(("A1", "A2"), commits, strict=False):
+            outcome.expected.append(Expected(label, sha, session, [AIDER_PROMPTS[label]], files[label],
+                                             _aider_usage(turns[label]), None, [replies[label]]))  # fmt: skip
+        outcome.facts["aider_commits"] = len(commits)
+        outcome.facts["ref_final"] = (
+            {session: Path(_session_ref(world, session)).read_bytes()} if session else {}
+        )
+        time.sleep(0.5)
+        _user_commands(outcome)
+        outcome.facts["edited"] = {"hello.py"}
+        outcome.facts["agent_own_files"] = (
+            ".aider.chat.history.md",
+            ".aider.input.history",
+            ".aider.tags.cache",
+        )
+        _disable(outcome)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        server_err.close()
+        ns.close()
+    return outcome
+
+
+def os_close(fd: int) -> None:
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError):
+        os.close(fd)

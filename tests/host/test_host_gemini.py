@@ -1,0 +1,63 @@
+"""Gemini CLI (the newest of its window) under the real Entire CLI, with our plugin from its wheel.
+
+The scenario (``scenarios.run_gemini``) runs once per checkpoint backend; each check is one test, so the
+run's table (``make host``) counts what the host stored against the script.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import checks
+import pytest
+import record
+from harness import BACKENDS, agent_binary
+from scenarios import Outcome, run_gemini
+
+pytestmark = pytest.mark.host
+
+LABELS = ("A1", "A2", "A3", "B-end")
+"""Gemini's own mid-turn commit gets no checkpoint: Gemini CLI empties ``core.hooksPath`` for the git its
+shell tool runs, so Entire's git hooks never see it (``check_no_checkpoint_without_agent_work``)."""
+
+TRANSCRIPT_UNREADABLE = pytest.mark.xfail(
+    strict=True,
+    reason="issue 25, point 2: the host's compactor cannot read Gemini 0.39+ JSONL chats: transcript.jsonl "
+    "holds no prompt text and no reply",
+)
+KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {
+    ("transcript", label): TRANSCRIPT_UNREADABLE for label in LABELS
+}
+"""(check, label) pairs that fail for a fault issue 25 names, with that reason."""
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def outcome(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
+) -> Outcome:
+    gemini = agent_binary("google-gemini")
+    outcome = run_gemini(tmp_path_factory.mktemp(f"gemini-{request.param}"), request.param, plugins, gemini)
+    record.maybe_write(outcome)
+    return outcome
+
+
+def _cases() -> list[object]:
+    cases: list[object] = []
+    for label in LABELS:
+        for name in checks.PER_COMMIT:
+            marks = [KNOWN[(name, label)]] if (name, label) in KNOWN else []
+            cases.append(pytest.param(name, label, id=f"{label}-{name}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("check", "label"), _cases())
+def test_checkpoint(outcome: Outcome, check: str, label: str) -> None:
+    getattr(checks, f"check_{check}")(outcome, label)
+
+
+@pytest.mark.parametrize(
+    "check",
+    ["no_checkpoint_without_agent_work", "doctor", "list_and_explain", "resume", "resumed_agent", "disable"],
+)
+def test_run(outcome: Outcome, check: str) -> None:
+    getattr(checks, f"check_{check}")(outcome)
