@@ -243,7 +243,8 @@ class Transcript:
         with views.View(self.owner, self.fmt, self.path) as view:
             frame, end = view.frame(), view.end()
         carried = views.frame_of(data, unit)
-        assert (frame.body, frame.end) == (carried.body, carried.end) == (frame.body, views.host_lines(data))
+        assert frame.body == carried.body and frame.end == views.host_lines(data)
+        assert carried.end == (frame.end if frame.body else None)
         assert end == views.host_lines(data)
         last, self.end = self.end, end
         lines = self.native.read_bytes()[self.start : self.upto].split(b"\n")[:-1]

@@ -172,8 +172,9 @@ class Agent:
         if session.native_data is None:
             return
         data = session.native_data
-        # The agent's own file: a wrapped view unwrapped, a header's padding and marker dropped.
-        restored = views.native_bytes(data, fmt.wrap)
+        # The agent's own file: a wrapped view unwrapped, a JSONL header's padding and marker dropped
+        # (a text format keeps them: blank lines and a line of text are its own kind of line).
+        restored = views.native_bytes(data, fmt.wrap) if fmt.wrap or fmt.json_records else data
         native = self.restore_native(
             session if restored == data else session.model_copy(update={"native_data": restored})
         )

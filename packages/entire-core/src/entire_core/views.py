@@ -430,6 +430,23 @@ class _Starts:
         return self._bytes().count(b"\n", 0, byte)
 
 
+def make_tag(base: int, first_line: bytes) -> str:
+    """A v1 header tag (for formats written against v1, which still put one in their snapshot)."""
+    import zlib
+
+    return f"{TAG_PREFIX.decode()}{base}:{zlib.crc32(first_line) & 0xFFFFFFFF:08x}"
+
+
+def snapshot_of(fmt: ViewFormat, path: str, end: int, limit: int) -> list[bytes]:
+    """``fmt.snapshot(path, end, limit)``; a v1 format's ``(path, end, tag, limit)`` gets a v1 tag."""
+    snapshot: Any = fmt.snapshot
+    if getattr(snapshot, "__code__", None) is not None and snapshot.__code__.co_argcount == 5:
+        with open(path, "rb") as f:
+            first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
+        return snapshot(path, end, make_tag(0, first), limit)
+    return fmt.snapshot(path, end, limit)
+
+
 def host_lines(data: bytes) -> int:
     """How many lines the CLI counts in ``data``: split on ``\\n``, trailing blank lines dropped."""
     parts = data.split(b"\n")
@@ -452,9 +469,8 @@ def head_lines_of(data: bytes) -> int:
 
 
 def frame_of(data: bytes, unit: str = LINES, lines: int = 0) -> Frame:
-    """The frame of view bytes (the stdin of ``calculate-tokens``); no marker means no header.
-
-    ``lines`` is ignored (v1 looked for a tag in that many first lines).
+    """The frame of view bytes (the stdin of ``calculate-tokens``); no marker means no header (and no end:
+    an offset past it is the agent's to read). ``lines`` is ignored (v1 looked for a tag in that many first lines).
     """
     body = head_lines_of(data)
     resume = None
@@ -463,7 +479,9 @@ def frame_of(data: bytes, unit: str = LINES, lines: int = 0) -> Frame:
         end = data.find(b"\n", at)
         values = _marker_values(data[at : len(data) if end < 0 else end].rstrip(b"\r"))
         resume = values[1] if values is not None else None
-    return Frame(body, host_lines(data), resume, _Starts(data=data) if unit == BYTES else None)
+    # Bytes without a header are the agent's own file: its own reading of a stale offset applies.
+    end = host_lines(data) if body else None
+    return Frame(body, end, resume, _Starts(data=data) if unit == BYTES else None)
 
 
 def file_starts(path: str, unit: str) -> _Starts | None:
@@ -838,12 +856,7 @@ class View:
                 from entire_core import fsutil
 
                 fsutil.remove_file(scratch)
-        limit = self.budget.total // SNAPSHOT_SHARE
-        snapshot: Any = self.fmt.snapshot
-        if snapshot.__code__.co_argcount == 5:  # a v1 format's (path, end, tag, limit): it writes a v1 tag
-            records = snapshot(path, end, f"{TAG_PREFIX.decode()}0:00000000", limit)
-        else:
-            records = self.fmt.snapshot(path, end, limit)
+        records = snapshot_of(self.fmt, path, end, self.budget.total // SNAPSHOT_SHARE)
         if not records or records[0].removesuffix(b"\r") != first.removesuffix(b"\r"):
             from entire_core.errors import AgentError
 
