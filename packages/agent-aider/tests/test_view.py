@@ -280,7 +280,7 @@ def test_the_snapshot_restates_every_prompt_and_ends_with_the_tag(tmp_path: Path
     path.write_bytes(data)
     tag = views.make_tag(12345, b"")
     header = aider_view.AiderView(str(path), 0).snapshot(str(path), len(data), tag, 16384)
-    assert header[0] == b"" and header[1].startswith(b"# aider chat started at ")
+    assert header[:2] == [b"", b""] and header[2].startswith(b"# aider chat started at ")  # a blank before it
     assert tag.encode() in header[-1] and header[-1].startswith(b"> ") and header[-1].endswith(b"  ")
     assert sum(len(r) + 1 for r in header) <= 16384
     text = b"\n".join(header).decode()

@@ -125,6 +125,9 @@ class ViewFormat:
     ``"bytes"`` (offsets after a complete line) is translated for agents that still count bytes."""
     wrap: ClassVar[bool] = False
     """Wrap each native line in generic JSONL (formats the CLI's compactor cannot read)."""
+    snapshot_keep_first: ClassVar[int] = 0
+    """When a header has less room than the snapshot has records, how many of its first records (after
+    the session's first line) stay; the rest of the room goes to its last records."""
     json_records: ClassVar[bool] = True
     """Records are JSON (one per line): a record too large to parse has its long strings cut as it is read."""
 
@@ -311,8 +314,8 @@ def native_lines(lines: Iterator[bytes] | list[bytes], wrapped: bool) -> Iterato
 
 def native_bytes(data: bytes, wrapped: bool) -> bytes:
     """The agent's own file restored from view bytes (``write-session``): header padding and marker dropped."""
-    if not data:
-        return data
+    if not data or (wrapped and not data.startswith(b'{"type":"')):
+        return data  # not a wrapped view (a mirror of a file the format does not view): as it is
     lines = data.split(b"\n")
     tail = lines.pop()  # what follows the last newline (b"" for a complete view)
     body = head_lines_of(data)
@@ -866,7 +869,13 @@ class View:
     def _header(self, lines: int, first: bytes, records: list[bytes], *, wrapped_first: bool) -> list[bytes]:
         """Exactly ``lines`` header lines: the first line, padding, the marker, the last snapshot records that fit."""
         room = lines - 2
-        kept = records[len(records) - room :] if 0 < room < len(records) else (records if room > 0 else [])
+        if room <= 0:
+            kept: list[bytes] = []
+        elif room < len(records):  # the format's leading records that must stay, then the newest ones
+            lead = min(self.fmt.snapshot_keep_first, room - 1)
+            kept = records[:lead] + records[len(records) - (room - lead) :]
+        else:
+            kept = records
         if self.fmt.wrap:
             if not wrapped_first:
                 first = wrap(self.fmt, first, kind=NATIVE)
