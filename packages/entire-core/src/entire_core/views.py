@@ -902,12 +902,23 @@ class View:
         os.replace(self.next_path, self.path)
 
     def _line_for_view(self, line: bytes, limit: int) -> bytes:
-        """A native line as the view holds it: shortened past ``limit``, wrapped for a wrapped format."""
+        """A native line as the view holds it: shortened past ``limit``, wrapped for a wrapped format.
+
+        A wrapped line restates the text it maps next to the native record: the native record is cut
+        to half the limit when the wrapped line would be over it.
+        """
         if len(line) > limit:
             short = self.fmt.shorten(line.removesuffix(b"\r"), limit)
             if short is not None and len(short) < len(line):
                 line = short
-        return wrap(self.fmt, line) if self.fmt.wrap else line
+        if not self.fmt.wrap:
+            return line
+        wrapped = wrap(self.fmt, line)
+        if len(wrapped) > limit and len(line) > limit // 2:
+            short = self.fmt.shorten(line.removesuffix(b"\r"), limit // 2)
+            if short is not None and len(short) < len(line):
+                wrapped = wrap(self.fmt, short)
+        return wrapped
 
     def _append(self, native: str, begin: int, end: int) -> None:
         """Copy native lines ``[begin, end)`` to the view, one view line each, in bounded memory.
@@ -1064,7 +1075,7 @@ class View:
         native = unwrap(line)
         if native is None:
             return None
-        short = self.fmt.shorten(native, limit)
+        short = self.fmt.shorten(native, limit // 2)  # the wrapped line restates what it maps
         return None if short is None else wrap(self.fmt, short)
 
     # -- maintenance ------------------------------------------------------------------------------------
