@@ -14,6 +14,11 @@ HISTORY = DATA / "aider.chat.history.md"
 LAST_REPLY = 'Here is the updated file.\n\nhello.py\n```python\ndef greet(name):\n    return f"Hi there, {name}!"\n\n\ndef main():\n    print(greet("world"))\n```'
 
 
+def _lines(byte: int) -> int:
+    """The line count (a position on the wire) of the history's first ``byte`` bytes."""
+    return HISTORY.read_bytes()[:byte].count(b"\n")
+
+
 def _usage(inp: int, out: int, calls: int) -> dict[str, int]:
     return {
         "input_tokens": inp,
@@ -48,7 +53,7 @@ class TestAiderContract(AgentContract):
     transcript_cases = [
         TranscriptCase(
             HISTORY,
-            position=23476,
+            position=_lines(23476),  # positions are lines as the Entire CLI counts them (views v2)
             modified_files=["hello.py", "NOTES.md"],
             prompts=[
                 "Add a greet function to hello.py",
@@ -68,14 +73,14 @@ class TestAiderContract(AgentContract):
         ),
         TranscriptCase(
             HISTORY,
-            offset=14993,
+            offset=_lines(14993),
             modified_files=["hello.py"],
             prompts=["WHOLE: rewrite hello.py greeting"],
             tokens=_usage(842, 40, 1),
         ),
         TranscriptCase(
             HISTORY,
-            offset=2851,
+            offset=_lines(2851),
             modified_files=["hello.py"],
             prompts=[
                 "What does greet do?",

@@ -280,17 +280,21 @@ def test_the_snapshot_restates_every_prompt_and_ends_with_the_tag(tmp_path: Path
     path.write_bytes(data)
     tag = views.make_tag(12345, b"")
     header = aider_view.AiderView(str(path), 0).snapshot(str(path), len(data), tag, 16384)
-    assert header[0] == b"" and header[1].startswith(b"# aider chat started at ")
+    assert header[:2] == [b"", b""] and header[2].startswith(b"# aider chat started at ")  # a blank before it
     assert tag.encode() in header[-1] and header[-1].startswith(b"> ") and header[-1].endswith(b"  ")
     assert sum(len(r) + 1 for r in header) <= 16384
     text = b"\n".join(header).decode()
     for number in range(40):
         assert f"#### [{number}] " in text
     head = b"".join(r + b"\n" for r in header)
-    frame = views.frame_of(head + b"\n#### next  \n", views.BYTES, aider_view.HEADER_LINES)
-    assert (frame.base, frame.head_bytes) == (12345, len(head))
+    # As core lays a header out (views v2): the first line, the marker, the snapshot's records.
+    laid_out = (
+        header[0] + b"\n" + views.marker(len(header) + 1) + b"\n" + b"".join(r + b"\n" for r in header[1:])
+    )
+    frame = views.frame_of(laid_out + b"\n#### next  \n", views.BYTES, aider_view.HEADER_LINES)
+    assert (frame.body, frame.head_bytes) == (len(header) + 1, len(laid_out))
     calls = sum(len(t.tokens) for t in transcript.parse(data).turns())
-    assert aider_view.earlier_calls(head) == calls
+    assert aider_view.earlier_calls(laid_out) == calls
     # Our parser finds the restated prompts where Aider's --restore-chat-history finds them.
     prompts = transcript.prompts(transcript.parse(head))
     assert [p.split("]")[0] for p in prompts] == [f"[{n}" for n in range(40)]

@@ -27,8 +27,19 @@ ROLLOUT1 = ROLLOUTS / Path(REF1).name
 ROLLOUT2 = ROLLOUTS / Path(REF2).name
 ROLLOUT_CHILD = ROLLOUTS / Path(REF_CHILD).name
 
-TURN1_END = 47940
+TURN1_BYTE = 47940
 """Byte offset in ROLLOUT1 just after turn one's ``task_complete`` (and where turn two starts)."""
+
+
+def lines_upto(path: Path, byte: int | None = None) -> int:
+    """The line count (a position, as the Entire CLI counts lines) of ``path``'s first ``byte`` bytes."""
+    return path.read_bytes()[:byte].count(b"\n")
+
+
+TURN1_END = lines_upto(ROLLOUT1, TURN1_BYTE)
+"""Turn one's end in ROLLOUT1 as a line count: the position the CLI stores."""
+END1, END2, END_CHILD = lines_upto(ROLLOUT1), lines_upto(ROLLOUT2), lines_upto(ROLLOUT_CHILD)
+"""The rollouts' ends as line counts (their byte sizes are 78832, 48975 and 44347)."""
 
 PROMPT1 = "Create hello.txt saying hello, update README, then write shell.txt"
 PROMPT2 = "SECOND turn: add second.txt and delete shell.txt"

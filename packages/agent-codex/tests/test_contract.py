@@ -6,6 +6,9 @@ from typing import ClassVar
 
 from codex_fixtures import (
     CAPTURE_REPO,
+    END1,
+    END2,
+    END_CHILD,
     EXPECTED_EVENTS,
     HOOKS,
     PROMPT1,
@@ -59,7 +62,7 @@ class TestOpenAICodexContract(AgentContract):
     transcript_cases: ClassVar[list[TranscriptCase]] = [
         TranscriptCase(
             ROLLOUT1,
-            position=78832,
+            position=END1,
             modified_files=_abs("README.md", "hello.txt", "shell.txt", "second.txt"),
             prompts=[PROMPT1, PROMPT2],
             summary=SUMMARY1,
@@ -70,7 +73,7 @@ class TestOpenAICodexContract(AgentContract):
         TranscriptCase(
             ROLLOUT1,
             offset=TURN1_END,
-            position=78832,
+            position=END1,
             modified_files=_abs("second.txt", "shell.txt"),
             prompts=[PROMPT2],
             summary=SUMMARY1,
@@ -80,7 +83,7 @@ class TestOpenAICodexContract(AgentContract):
         ),
         TranscriptCase(
             ROLLOUT2,
-            position=48975,
+            position=END2,
             modified_files=[],
             prompts=[PROMPT_SPAWN],
             summary=SUMMARY2,
@@ -93,7 +96,7 @@ class TestOpenAICodexContract(AgentContract):
         ),
         TranscriptCase(
             ROLLOUT_CHILD,
-            position=44347,
+            position=END_CHILD,
             modified_files=_abs("child.txt"),
             prompts=[PROMPT_CHILD],
             summary=SUMMARY_CHILD,

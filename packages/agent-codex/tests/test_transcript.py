@@ -13,6 +13,9 @@ import pytest
 from codex_fixtures import (
     CAPTURE_REPO,
     CHILD,
+    END1,
+    END2,
+    END_CHILD,
     PROMPT1,
     PROMPT2,
     ROLLOUT1,
@@ -20,6 +23,7 @@ from codex_fixtures import (
     ROLLOUT_CHILD,
     S2,
     SUMMARY1,
+    TURN1_BYTE,
     TURN1_END,
 )
 from entire_agent_openai_codex import file_changes, messages, subagents, tokens, turn_end
@@ -53,12 +57,12 @@ def test_modified_files_are_repo_relative_and_per_turn() -> None:
     agent = agent_for(CAPTURE_REPO)
     assert agent.extract_modified_files(str(ROLLOUT1), 0) == (
         ["README.md", "hello.txt", "second.txt", "shell.txt"],
-        78832,
+        END1,
     )
-    assert agent.extract_modified_files(str(ROLLOUT1), TURN1_END) == (["second.txt", "shell.txt"], 78832)
-    assert agent.extract_modified_files(str(ROLLOUT1), 78832) == ([], 78832)
-    assert agent.extract_modified_files(str(ROLLOUT2), 0) == ([], 48975)  # the parent's own edits: none
-    assert agent.extract_modified_files(str(ROLLOUT_CHILD), 0) == (["child.txt"], 44347)
+    assert agent.extract_modified_files(str(ROLLOUT1), TURN1_END) == (["second.txt", "shell.txt"], END1)
+    assert agent.extract_modified_files(str(ROLLOUT1), END1) == ([], END1)
+    assert agent.extract_modified_files(str(ROLLOUT2), 0) == ([], END2)  # the parent's own edits: none
+    assert agent.extract_modified_files(str(ROLLOUT_CHILD), 0) == (["child.txt"], END_CHILD)
 
 
 def test_all_modified_files_include_the_subagents(tmp_path: Path) -> None:
@@ -69,7 +73,7 @@ def test_all_modified_files_include_the_subagents(tmp_path: Path) -> None:
     day.mkdir(parents=True)
     shutil.copy(ROLLOUT_CHILD, day)  # found from the UUIDv7 date of the child's id
     assert agent.extract_all_modified_files(data, 0, "") == ["child.txt"]
-    assert agent.extract_all_modified_files(data, 48975, "") == []  # spawned before the offset
+    assert agent.extract_all_modified_files(data, END2, "") == []  # spawned before the offset
 
 
 def test_prompts_leave_out_injected_context() -> None:
@@ -121,9 +125,9 @@ def test_summary_is_the_last_assistant_message(tmp_path: Path) -> None:
 def test_tokens_are_deltas_of_the_cumulative_counters() -> None:
     data = ROLLOUT1.read_bytes()
     assert tokens.token_usage(data, 0) == TokenUsage(9000, 0, 3000, 306, 6)
-    assert tokens.token_usage(data, TURN1_END) == TokenUsage(4500, 0, 1500, 153, 3)
+    assert tokens.token_usage(data, TURN1_BYTE) == TokenUsage(4500, 0, 1500, 153, 3)
     assert tokens.token_usage(data, len(data)) == TokenUsage()
-    assert tokens.token_usage(data, TURN1_END + 1) == TokenUsage()  # not at a line start: a stale offset
+    assert tokens.token_usage(data, TURN1_BYTE + 1) == TokenUsage()  # not at a line start: a stale offset
     # Without token_usage_record lines (older releases): the token_count snapshots give the same numbers,
     # their repeats at turn starts not counted as model calls.
     older = b"".join(
@@ -202,7 +206,7 @@ def test_file_change_records_win_over_the_envelope(tmp_path: Path) -> None:
 def test_partial_and_malformed_lines(tmp_path: Path) -> None:
     call = {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1", "input": ENVELOPE}
     path = rollout(tmp_path, meta(), b'{"type": "response_item", MALFORMED', line("response_item", call))
-    end = path.stat().st_size
+    end = 3  # complete lines: a position is a line count
     with path.open("ab") as f:
         f.write(line("response_item", call | {"call_id": "c2"})[:40])
     agent = agent_for("/work/repo")
@@ -279,3 +283,24 @@ def test_prepare_fails_clearly_when_the_rollout_never_appears(
 
     with pytest.raises(AgentError, match="has not written the rollout"):
         agent_for(str(tmp_path)).prepare_transcript(str(tmp_path / "missing.jsonl"))
+
+
+def test_the_cli_s_line_count_as_offset_gives_that_turn_s_tokens_not_zeros(tmp_path: Path) -> None:
+    """After a commit the CLI hands back its own line count as ``--offset`` (issue 25: it got zeros)."""
+    from entire_agent_openai_codex.agent import OpenAICodexAgent
+    from entire_core.testing.runner import InProcessRunner, Sandbox
+
+    sandbox = Sandbox(tmp_path)
+    run = InProcessRunner(OpenAICodexAgent, sandbox)
+    data = ROLLOUT1.read_bytes()
+    lines = data[:TURN1_BYTE].count(b"\n")
+    assert lines == TURN1_END and 10 < lines < 40  # a line count, far below any byte offset
+    for command in ("calculate-tokens", "calculate-total-tokens"):
+        args = [command, "--offset", str(lines)] + (["--subagents-dir", ""] if "total" in command else [])
+        answer = run(*args, stdin=data).json()
+        assert (answer["input_tokens"], answer["output_tokens"], answer["api_call_count"]) == (4500, 153, 3)
+        assert run(*args[:2], "0", *args[3:], stdin=data).json()["api_call_count"] == 6
+        # Past the end: the end (nothing new), never an error.
+        assert run(*args[:2], str(10**6), *args[3:], stdin=data).json()["api_call_count"] == 0
+    position = run("get-transcript-position", "--path", str(ROLLOUT1)).json()["position"]
+    assert position == data.count(b"\n") == END1

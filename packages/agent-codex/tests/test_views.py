@@ -55,7 +55,7 @@ class Driver:
         view = self.hook("user-prompt-submit", payload)
         assert view and view != str(self.native) and not view.startswith(str(self.sandbox.repo))
         position = self.call("get-transcript-position", "--path", view).json()["position"]
-        return view, position, offsets.complete_end(str(self.native))
+        return view, position, offsets.count_lines(str(self.native))[0]
 
     def turn_end(self, payload: bytes, view: str, position: int, native_start: int) -> dict[str, Any]:
         """TurnEnd's calls through the view, and the oracle's answers on the raw rollout."""
@@ -64,7 +64,10 @@ class Driver:
         data = self.call("read-transcript", "--session-ref", view).stdout
         assert len(data) <= self.budget
         self.reads.append(len(data))
-        self.rebased |= views.TAG_PREFIX in data
+        self.rebased |= views.MARKER_PREFIX in data
+        # Positions are lines as the CLI counts them: the turn's first line is still the one after the
+        # position taken at its start, however often the view was re-based since.
+        assert views.host_lines(data) >= position
         offset = str(position)
         seen = {
             "prompts": self.call("extract-prompts", "--session-ref", view, "--offset", offset).json()[
@@ -81,13 +84,13 @@ class Driver:
         assert end >= position
         self.positions += [position, end]
         raw = self.native.read_bytes()
-        lines, _ = offsets.read_lines(str(self.native), native_start)
+        lines, _ = offsets.lines_from(str(self.native), native_start)
         native_files, _ = self.agent.extract_modified_files(str(self.native), native_start)
         oracle = {
             "prompts": messages.user_prompts(lines),
             "files": native_files,
             "all_files": native_files,
-            "tokens": tokens.token_usage(raw, native_start).to_wire(),
+            "tokens": tokens.token_usage(raw, offsets.line_start(raw, native_start)).to_wire(),
             "summary": messages.summary(str(self.native)) or "",
         }
         return {"seen": seen, "oracle": oracle}
@@ -167,12 +170,16 @@ def test_snapshot_restates_the_history_codex_resumes_from(tmp_path: Path) -> Non
         ref = driver.hook(step.hook, step.payload)
         view = ref or view
     data = Path(view).read_bytes()
-    frame = views.frame_of(data, views.BYTES)
-    header, body = data[: frame.head_bytes].splitlines(), data[frame.head_bytes :].decode()
-    assert json.loads(header[0])["type"] == "session_meta" and frame.base > 0
+    frame = views.frame_of(data)
+    lines = data.split(b"\n")
+    header, body = lines[: frame.body], b"\n".join(lines[frame.body :]).decode()
+    assert json.loads(header[0])["type"] == "session_meta" and frame.body > 2
+    # One view line per rollout line: the view is as many lines long as the rollout.
+    assert views.host_lines(data) == session.native.read_bytes().count(b"\n")
     compacted = json.loads(header[-1])
-    assert compacted["type"] == "compacted" and views.TAG_PREFIX.decode() in compacted["payload"]["message"]
+    assert compacted["type"] == "compacted" and "Entire's view" in compacted["payload"]["message"]
     history = json.dumps(compacted["payload"]["replacement_history"])
     restated = [p for p in session.prompts if p not in body]
     assert len(restated) > 10 and all(json.dumps(p)[1:-1] in history for p in restated)
-    assert len(data[: frame.head_bytes]) <= (96 << 10) // views.SNAPSHOT_SHARE + len(header[0]) + 8192
+    head_bytes = sum(len(line) + 1 for line in header)
+    assert head_bytes <= (96 << 10) // views.SNAPSHOT_SHARE + len(header[0]) + 8192 + frame.body

@@ -19,6 +19,7 @@ import pytest
 from entire_agent_google_gemini import transcript
 from entire_agent_google_gemini.agent import GeminiAgent
 from entire_agent_google_gemini.view import GeminiView, replay_messages
+from entire_core import views
 from entire_core.paths import repo_files
 from entire_core.testing.runner import InProcessRunner, Result, Sandbox
 from gemini_fixtures import RUN1_CHAT, RUN3_FINAL_MAIN, RUN3_RESUMED_CHAT
@@ -78,7 +79,9 @@ class Driver:
         self.call("prepare-transcript", "--session-ref", view)
         data = self.call("read-transcript", "--session-ref", view).stdout
         self.reads.append(len(data))
-        self.rebased |= b"entire-view:v1:" in data
+        self.rebased |= views.MARKER_PREFIX in data
+        # One wrapped line per chat line, each carrying its record: the chat comes back out of the view.
+        assert views.host_lines(data) == position + len(lines) or not self.lines_are_positions
         offset = str(position)
         seen = {
             "prompts": self.call("extract-prompts", "--session-ref", view, "--offset", offset).json()[
@@ -169,8 +172,10 @@ def test_real_sessions_through_the_view_equal_the_raw_chat(tmp_path: Path, chat:
     driver = Driver(tmp_path, session_id, chat.name)
     results = replay_session(driver, lines)
     assert results and all(r["prompts"] for r in results)
-    # small sessions: the view is the chat, byte for byte
-    assert Path(results[-1]["view"]).read_bytes() == chat.read_bytes()
+    # small sessions: the view wraps the chat line for line, and gives it back byte for byte
+    data = Path(results[-1]["view"]).read_bytes()
+    assert views.native_bytes(data, wrapped=True) == chat.read_bytes()
+    assert views.host_lines(data) == len(lines) and views.head_lines_of(data) == 0
 
 
 # -- synthetic sessions from real records -------------------------------------------------------------------
@@ -270,7 +275,7 @@ def test_many_turns_and_resumes_stay_within_the_budget(tmp_path: Path) -> None:
     assert [r["files"] for r in results] == [[f"f{k}.txt"] for k in range(60)]
     # the view is a Gemini chat whose checkpoint still holds the conversation's thread
     view = Path(results[-1]["view"])
-    messages, _ = replay_messages(iter(view.read_bytes().splitlines()), 1 << 40)
+    messages, _ = replay_messages(views.native_lines(view.read_bytes().splitlines(), wrapped=True), 1 << 40)
     prompts = [transcript.prompt_of(m) for m in messages]
     assert "Turn 59: write f59.txt" + " with care" * 3 in prompts and sum(1 for p in prompts if p) > 10
 
@@ -300,7 +305,7 @@ def test_write_session_from_a_rebased_view_resumes_with_the_history(tmp_path: Pa
     driver = Driver(tmp_path, SESSION)
     results = run_synthetic(driver, [{} for _ in range(30)])
     stored = results[-1]["data"]
-    assert b"entire-view:v1:" in stored
+    assert views.head_lines_of(stored) > 2
     driver.native.unlink()  # Gemini's clean-up, or another machine
     views_dir = driver.call("get-session-dir", "--repo-path", str(driver.sandbox.repo)).json()["session_dir"]
     ref = driver.call("resolve-session-file", "--session-dir", views_dir, "--session-id", SESSION).json()[
@@ -313,7 +318,13 @@ def test_write_session_from_a_rebased_view_resumes_with_the_history(tmp_path: Pa
                "session_ref": ref, "native_data": base64.b64encode(stored).decode()}  # fmt: skip
     driver.call("write-session", stdin=json.dumps(session).encode())
     [restored] = sorted(driver.native.parent.glob(f"session-*-{SESSION[:8]}*.jsonl"))
-    assert restored.read_bytes() == stored == Path(ref).read_bytes()
+    # Gemini's own chat comes back (the header's padding and marker dropped, each record unwrapped).
+    assert (
+        restored.read_bytes() == views.native_bytes(stored, wrapped=True) and stored == Path(ref).read_bytes()
+    )
+    assert (
+        restored.read_bytes().startswith(b'{"sessionId"') and b'"type":"native"' not in restored.read_bytes()
+    )
     # what `gemini --resume` loads: every prompt of the session's thread still there
     prompts = [transcript.prompt_of(m) for m in effective_history(restored)]
     assert "Turn 0: write f0.txt" in prompts and "Turn 29: write f29.txt with care" in prompts
@@ -330,7 +341,8 @@ def test_a_chat_gemini_deleted_or_recreated_headless_is_put_back_from_the_view(t
     driver = Driver(tmp_path, SESSION)
     results = run_synthetic(driver, [{} for _ in range(20)])
     view = Path(results[-1]["view"])
-    header = view.read_bytes().splitlines()[0]
+    header = views.unwrap(view.read_bytes().splitlines()[0])
+    assert header is not None and header.startswith(b'{"sessionId"')
     # deleted between turns: the next TurnStart puts the chat back from the view, Gemini appends to it
     driver.native.unlink()
     driver.lines_are_positions = False
@@ -348,7 +360,7 @@ def test_a_chat_gemini_deleted_or_recreated_headless_is_put_back_from_the_view(t
     assert driver.hook("after-agent", prompt=prompt)["session_ref"] == str(view)
     driver.call("prepare-transcript", "--session-ref", str(view))
     data = driver.call("read-transcript", "--session-ref", str(view)).stdout
-    assert data.startswith(header + b"\n") and len(data) <= BUDGET
+    assert views.unwrap(data.split(b"\n")[0]) == header and len(data) <= BUDGET
     native = driver.native.read_bytes()
     assert native.startswith(header + b"\n") and native.endswith(lines[-1] + b"\n")
     offset = str(position)
@@ -410,12 +422,12 @@ def test_snapshot_replays_rewinds_and_checkpoints(tmp_path: Path) -> None:
         lines += synthetic_turn(k, tmp_path)[1]
     lines.append(dump({"$rewindTo": "user-2"}))
     chat.write_bytes(b"".join(line + b"\n" for line in lines))
-    header = GeminiView().snapshot(str(chat), os.path.getsize(chat), "entire-view:v1:7:00000000", 1 << 20)
-    assert header[0] == lines[0] and b"entire-view:v1:7:00000000" in header[1]
+    header = GeminiView().snapshot(str(chat), os.path.getsize(chat), 1 << 20)
+    assert header[0] == lines[0] and b"entireView" in header[1]
     messages = json.loads(header[1])["$set"]["messages"]
     assert [m["id"] for m in messages] == [CONTEXT["$set"]["messages"][0]["id"], "user-0", "gemini-0", "result-0",
                                            "answer-0", "user-1", "gemini-1", "result-1", "answer-1"]  # fmt: skip
-    small = GeminiView().snapshot(str(chat), os.path.getsize(chat), "entire-view:v1:7:00000000", 4096)
+    small = GeminiView().snapshot(str(chat), os.path.getsize(chat), 4096)
     assert len(small[1]) < 4096 + 1024
     kept = [transcript.prompt_of(m) for m in json.loads(small[1])["$set"]["messages"]]
     assert "Turn 0: write f0.txt" in kept and "Turn 1: write f1.txt with care" in kept

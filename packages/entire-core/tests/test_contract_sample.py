@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from entire_core.testing.cases import HookCase, TranscriptCase
@@ -62,6 +63,10 @@ class TestSampleContractBlackBox(TestSampleContract):
 
 
 class TestViewedSampleContract(TestSampleContract):
-    """The same standard tests on the sample agent with views: a view changes nothing the CLI sees."""
+    """The same standard tests on the sample agent with views: positions are lines, as the CLI counts them
+    (the sample's own parsers count bytes; core translates), and nothing else the CLI sees changes."""
 
     agent_cls = ViewedSampleAgent
+    transcript_cases = [copy.copy(c) for c in TestSampleContract.transcript_cases]
+    transcript_cases[0].position = SESSION.read_bytes().count(b"\n")
+    transcript_cases[1].offset = 3  # the second turn's first line

@@ -1,4 +1,4 @@
-"""Bounded views: what the CLI reads stays within budget, turns stay whole, positions only grow.
+"""Bounded views: what the CLI reads stays within budget, turns stay whole, positions are lines that keep their place.
 
 Driven through the dispatcher with the viewed sample agent, as the Entire CLI calls a plugin: the
 native transcript grows turn by turn, hooks name it, and every later call gets the view.
@@ -92,7 +92,7 @@ def test_a_small_session_is_viewed_as_it_is(tmp_path: Path) -> None:
     second = session.turn(_turn(2))
     assert first["data"] == FIRST + _lines(_turn(1))
     assert second["data"] == session.native.read_bytes()
-    assert (first["start"], second["start"]) == (len(FIRST), len(first["data"]))  # the agent's own positions
+    assert (first["start"], second["start"]) == (1, 4)  # lines, as the CLI counts them
     assert second["files"] == ["f2.txt"] and second["prompts"] == ["prompt 2"]
     assert second["tokens"]["input_tokens"] == 11 and second["tokens"]["api_call_count"] == 1
     # The view lives in the plugin's state directory, outside the repository.
@@ -111,18 +111,28 @@ def test_turns_stay_whole_and_within_budget_as_the_session_grows(tmp_path: Path)
         assert turn["files"] == [f"f{n}.txt"] and turn["prompts"] == [f"prompt {n}"]
         assert turn["tokens"]["input_tokens"] == 9 + n and turn["tokens"]["output_tokens"] == n
         positions += [turn["start"], turn["end"]]
+        # Line numbering is kept across re-bases: the turn's start is its prompt's line, as the CLI counts.
+        lines = turn["data"].split(b"\n")
+        assert json.loads(lines[turn["start"]]) == {"type": "user", "text": f"prompt {n}"}
+        assert views.host_lines(turn["data"]) == turn["end"] == 1 + 3 * n
     # Each turn starts where the one before ended, across every re-base: positions only grow.
     assert positions == sorted(positions)
     assert all(positions[i] < positions[i + 1] for i in range(0, len(positions), 2))
     assert all(positions[i] == positions[i + 1] for i in range(1, len(positions) - 1, 2))
     stored = session.turn(_turn(40))["data"]
-    frame = views.frame_of(stored, views.BYTES)
-    assert frame.base > 0 and stored.startswith(FIRST)  # re-based: the header restates the session
-    snapshot = json.loads(stored[len(FIRST) : frame.head_bytes])
-    first_in_body = json.loads(stored[frame.head_bytes :].split(b"\n")[0])["text"]
+    frame = views.frame_of(stored)
+    assert frame.body > 2 and stored.startswith(FIRST)  # re-based: the header restates the session
+    lines = stored.split(b"\n")
+    marker = next(i for i, line in enumerate(lines) if line.startswith(views.MARKER_PREFIX))
+    assert all(line == b"" for line in lines[1:marker]) and json.loads(lines[marker])["body"] == frame.body
+    snapshot = json.loads(lines[frame.body - 1])
+    first_in_body = json.loads(lines[frame.body])["text"]
     assert first_in_body.startswith("prompt ")
     before = f"prompt {int(first_in_body.split()[1]) - 1}"
     assert snapshot["type"] == "snapshot" and {"type": "user", "text": before} in snapshot["history"]
+    # An offset inside the header means the body's start; one past the end the end.
+    assert session.env.call("calculate-tokens", "--offset", "1", stdin=stored)["api_call_count"] > 1
+    assert session.env.call("calculate-tokens", "--offset", "99999", stdin=stored)["api_call_count"] == 0
 
 
 def test_sync_reads_only_what_was_appended(tmp_path: Path) -> None:
@@ -197,7 +207,7 @@ def test_a_replaced_native_file_is_viewed_anew_with_positions_still_growing(tmp_
     after = session.turn(_turn(2))
     assert after["start"] >= before["end"]
     assert after["files"] == ["f2.txt"] and after["prompts"] == ["prompt 2"]
-    assert views.frame_of(after["data"], views.BYTES).base >= before["end"]
+    assert views.frame_of(after["data"]).body >= before["end"]
 
 
 def test_a_rewritten_native_file_with_the_same_bytes_is_followed_on(tmp_path: Path) -> None:
@@ -215,7 +225,7 @@ def test_a_rewritten_native_file_with_the_same_bytes_is_followed_on(tmp_path: Pa
         f.seek(len(FIRST) + 2)
         f.write(b"Z")
     third = session.turn(_turn(3))
-    assert views.frame_of(third["data"], views.BYTES).base >= second["end"]
+    assert views.frame_of(third["data"]).body >= second["end"]
     assert third["files"] == ["f3.txt"]
 
 
@@ -248,7 +258,7 @@ def test_a_view_marked_by_0_1_is_followed_on_and_its_mark_renewed(tmp_path: Path
         f.seek(len(FIRST) + 2)
         f.write(b"Z")
     third = session.turn(_turn(3))
-    assert views.frame_of(third["data"], views.BYTES).base >= second["end"]
+    assert views.frame_of(third["data"]).body >= second["end"]
 
 
 def test_a_native_file_the_format_does_not_view_is_mirrored(
@@ -259,10 +269,10 @@ def test_a_native_file_the_format_does_not_view_is_mirrored(
     session = Session(env)
     turn = session.turn(_turn(1, pad=5000))
     assert turn["data"] == session.native.read_bytes() and len(turn["data"]) > 4096
-    assert turn["files"] == ["f1.txt"] and turn["start"] == len(FIRST)
+    assert turn["files"] == ["f1.txt"] and turn["start"] == 1
     second = session.turn(_turn(2, pad=5000))  # over the budget at its start: never re-based
     assert second["data"] == session.native.read_bytes() and second["start"] == turn["end"]
-    assert second["files"] == ["f2.txt"] and views.TAG_PREFIX not in second["data"]
+    assert second["files"] == ["f2.txt"] and views.MARKER_PREFIX not in second["data"]
     assert (
         os.path.dirname(session.ref)
         == env.call("get-session-dir", "--repo-path", str(env.repo))["session_dir"]
@@ -284,7 +294,11 @@ def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path) -> N
                "modified_files": None, "new_files": None, "deleted_files": None}  # fmt: skip
     other.call("write-session", stdin=json.dumps(request).encode())
     native = other.repo / ".entire/tmp/entire-agent-viewed-sample/native" / (SESSION + ".jsonl")
-    assert native.read_bytes() == stored and Path(request["session_ref"]).read_bytes() == stored
+    # The agent's own file has no header padding and no marker; the view is what the CLI stored.
+    assert native.read_bytes() == views.native_bytes(stored, wrapped=False)
+    assert b"\n\n" not in native.read_bytes() and views.MARKER_PREFIX not in native.read_bytes()
+    assert native.read_bytes().startswith(FIRST) and len(native.read_bytes()) < len(stored)
+    assert Path(request["session_ref"]).read_bytes() == stored
     assert other.call("get-transcript-position", "--path", request["session_ref"])["position"] == end
     with native.open("ab") as f:  # the agent goes on in the restored file
         f.write(_lines(_turn(50)))
@@ -292,18 +306,17 @@ def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path) -> N
     assert files["files"] == ["f50.txt"] and files["current_position"] > end
 
 
-def test_frames_need_the_tag_of_their_own_first_line() -> None:
-    tag = views.make_tag(1234, b"first")
-    data = b"first\n" + json.dumps({"tag": tag}).encode() + b"\nbody\n"
-    frame = views.frame_of(data, views.BYTES)
-    assert (frame.base, frame.head_bytes) == (1234, data.index(b"body"))
-    assert views.frame_of(data, views.LINES).head_units == 2
-    assert (frame.local(1234), frame.local(10), frame.local(1240)) == (frame.head_bytes,) * 2 + (
-        frame.head_bytes + 6,
-    )
-    assert frame.position(frame.head_bytes + 6) == 1240
-    assert views.frame_of(b"other\n" + data[6:], views.BYTES).base == 0  # a tag copied into another file
-    assert views.frame_of(b"a\n" * 20 + data, views.BYTES).base == 0  # too far in to be a header
+def test_frames_clamp_offsets_in_the_header_to_the_body_and_past_the_end_to_the_end() -> None:
+    data = b"first\n\n\n" + views.marker(5) + b"\nsnapshot\nbody\nmore\n\n"
+    frame = views.frame_of(data)
+    assert (frame.body, frame.end) == (5, 7)  # trailing blank lines are not counted, as the CLI does
+    assert [frame.line(n) for n in (0, 4, 5, 6, 7, 8, 10**9)] == [5, 5, 5, 6, 7, 7, 7]
+    assert views.frame_of(data, views.BYTES).local(0) == data.index(b"\nbody\n") + 1
+    # A marker that is not right after the padding is no header; nor is the first line one.
+    assert views.frame_of(b"first\nx\n" + views.marker(5) + b"\nbody\n").body == 0
+    assert views.frame_of(views.marker(5) + b"\nbody\n").body == 0
+    resumed = views.frame_of(b"first\n" + views.marker(2, resume=3) + b"\nbody\nprompt\nreply\n")
+    assert resumed.line(10**6) == 3 and resumed.line(4) == 4
 
 
 @pytest.mark.parametrize("piece", [1, 7, 4096])

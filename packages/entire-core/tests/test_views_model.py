@@ -6,7 +6,9 @@ record it restates (``upto``) and with which limit it was asked; a record it sho
 against the native file it follows (``Transcript.check``):
 
 - the frame a call computes from the metadata is the frame the bytes carry (``calculate-tokens`` reads
-  the bytes), and the view's end position never goes back;
+  the bytes), the view's end is its line count as the CLI counts it, and it never goes back;
+- the header is exactly as many lines as it replaced (the first line, blank padding, the marker naming
+  the body's start, the snapshot), so a record keeps its line: native record N is view line N;
 - the header restates the session's first line and every record before the body, the body holds every
   later record once, in order, up to the native file's last complete line: nothing lost, nothing twice;
 - a record is shortened exactly when it is over the record budget, or later, when its turn does not
@@ -53,6 +55,11 @@ def record(i: int, size: int, *, keep: bool = False) -> bytes:
     return json.dumps({**fields, "p": "x" * (size - empty)}).encode()
 
 
+def head_bytes(data: bytes) -> int:
+    """Where the body of view bytes starts, in bytes."""
+    return views._byte_of_line_data(data, views.head_lines_of(data))  # pyright: ignore[reportPrivateUsage]
+
+
 def restated(line: bytes) -> int:
     """The last native record a view line stands for."""
     value = json.loads(line)
@@ -76,7 +83,7 @@ class ModelFormat(views.ViewFormat):
     native, start = "", 0
     """Where the session starts in the native file (a view's starts at 0), as Aider's format knows it."""
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         begin = self.start if path == self.native else 0
         with open(path, "rb") as f:
             f.seek(begin)
@@ -85,7 +92,7 @@ class ModelFormat(views.ViewFormat):
         earlier = [line for line in rest if line.strip()]
         self.snapshots.append((path, end, limit))
         upto = restated(earlier[-1]) if earlier else 0
-        return [first.removesuffix(b"\r"), json.dumps({"upto": upto, "limit": limit, "tag": tag}).encode()]
+        return [first.removesuffix(b"\r"), json.dumps({"upto": upto, "limit": limit}).encode()]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         value = json.loads(record)
@@ -139,6 +146,9 @@ class Transcript:
         self.end = 0  # the newest view position handed out
         self.turn_at: tuple[int, int] | None = None  # the position at TurnStart, the turn's first record
         self.synced = 0  # the records the view has seen
+        self.shift = (
+            0  # how far view lines are from native records (a replaced file goes on after the old view)
+        )
 
     # -- what the agent does ---------------------------------------------------------------------
 
@@ -173,6 +183,7 @@ class Transcript:
     def replace(self, *sizes: int) -> None:
         """The agent starts its file again: a new file at the same path."""
         self.count, self.partial, self.turn_at = 1, False, None
+        self.shift = -1  # unknown until the new view is seen
         fresh = self.native.with_suffix(".new")
         fresh.write_bytes(self.native.read_bytes()[: self.start] + self.first + b"\n" + self.records(*sizes))
         os.replace(fresh, self.native)
@@ -191,7 +202,7 @@ class Transcript:
         self.turn_at = None
         data = self.hook(EventType.TURN_START)
         if len(before) > self.limits.total // 2:
-            assert data[views.frame_of(data, self.fmt.unit).head_bytes :] == b""
+            assert data[head_bytes(data) :] == b""
             assert data.startswith(self.first.removesuffix(b"\r") + b"\n")
         else:
             assert data == before
@@ -232,29 +243,36 @@ class Transcript:
         with views.View(self.owner, self.fmt, self.path) as view:
             frame, end = view.frame(), view.end()
         carried = views.frame_of(data, unit)
-        assert (frame.base, frame.head_bytes, frame.head_units) == (
-            carried.base,
-            carried.head_bytes,
-            carried.head_units,
-        )
-        assert end == frame.position(len(data) if unit == views.BYTES else data.count(b"\n"))
+        assert frame.body == carried.body and frame.end == views.host_lines(data)
+        assert carried.end == (frame.end if frame.body else None)
+        assert end == views.host_lines(data)
         last, self.end = self.end, end
         lines = self.native.read_bytes()[self.start : self.upto].split(b"\n")[:-1]
         self.synced = len(lines)
-        header = data[: frame.head_bytes].split(b"\n")[:-1]
-        body = data[frame.head_bytes :].split(b"\n")
-        assert body.pop() == b""
+        all_lines = data.split(b"\n")[:-1]
+        header, body = all_lines[: frame.body], all_lines[frame.body :]
         first = 0
         if header:
             assert header[0] == lines[0].removesuffix(b"\r")
-            snapshot = json.loads(header[-1])
-            assert snapshot["tag"] == views.make_tag(frame.base, header[0])
-            assert snapshot["limit"] == self.limits.total // 4
-            first = snapshot["upto"] + 1
+            mark = next(i for i, line in enumerate(header) if line.startswith(views.MARKER_PREFIX))
+            assert all(line == b"" for line in header[1:mark]) and mark >= 1
+            assert json.loads(header[mark])["body"] == len(header)
+            if mark < len(header) - 1:
+                snapshot = json.loads(header[-1])
+                assert snapshot["limit"] == self.limits.total // 4
+                first = snapshot["upto"] + 1
+            else:
+                first = restated(body[0]) if body else len(lines)
         elif body:
             assert body.pop(0) == lines[0]  # no header: the session's own first line
             first = 1
         assert [restated(line) for line in body] == list(range(first, len(lines)))
+        # Line numbering: a record keeps its line (after a replaced file, shifted by a constant).
+        if body:
+            shift = frame.body + (0 if header else 1) - restated(body[0])
+            if self.shift < 0:
+                self.shift = shift
+            assert shift == self.shift, "a record keeps its line"
         over = len(data) > self.limits.total
         for line in body:
             value = json.loads(line)
@@ -269,18 +287,22 @@ class Transcript:
                 assert line == original
                 assert len(original) <= self.limits.record or not self.cuttable(original)
                 assert not over or len(line) <= 2048 or not self.cuttable(original)
-        # Positions only grow; shortening a turn that outgrew the budget moves the bytes after it back.
-        shrunk = any(b'"to": 2048}' in line for line in body)
-        assert end >= last or (unit == views.BYTES and shrunk), "positions only grow"
+        # Positions (lines) only grow.
+        assert end >= last, "positions only grow"
         if self.turn_at is not None:
             position, index = self.turn_at
-            local = frame.local(position)
-            after = data[local:].split(b"\n")[:-1] if unit == views.BYTES else data.split(b"\n")[local:-1]
+            line = frame.line(position)
+            # (A view of an empty first line alone counts no line, as the CLI counts: the turn's
+            # position is then that blank line's.)
+            if line == 0 and all_lines[:1] == [b""]:
+                line = 1
+            after = all_lines[line:]
             turn = list(range(index, len(lines)))
             kept = [restated(line) for line in after]
             # The whole turn, or (past the CLI's limit) its newest records after the header.
-            assert kept == turn or (local == frame.head_units and kept == turn[len(turn) - len(kept) :])
-            assert not over or local == frame.head_units, "past the budget, only the turn is kept"
+            body_start = frame.body or 1  # without a header, the body starts after the session's first line
+            assert kept == turn or (line == body_start and kept == turn[len(turn) - len(kept) :])
+            assert not over or line == body_start, "past the budget, only the turn is kept"
         return data
 
 
@@ -321,7 +343,7 @@ def test_every_view_a_session_goes_through_holds_what_it_promises(tmp_path: Path
                 t.replace(*rng.choices(sizes, k=rng.randint(0, 2)))
                 data = t.hook()
                 if not t.native.read_bytes().startswith(seen):  # else the file goes on from what was read
-                    assert views.frame_of(data, t.fmt.unit).base >= old, "a new view goes on from the old end"
+                    assert views.frame_of(data, t.fmt.unit).body >= old, "a new view goes on from the old end"
             elif step == "idle":
                 t.hook()
                 t.idle()
@@ -341,7 +363,7 @@ def test_a_turn_starts_on_a_view_of_half_its_budget_as_it_is_and_re_bases_one_by
         t.hook()
         t.fill(4096 + extra)
         data = t.turn()  # which checks: kept as it was, or only a header left
-        assert (views.frame_of(data, unit).head_bytes > 0) == bool(extra)
+        assert (head_bytes(data) > 0) == bool(extra)
 
 
 @pytest.mark.parametrize("before", [b"", b"another session\n" * 3], ids=["alone", "after-another"])
@@ -349,7 +371,7 @@ def test_a_first_view_of_a_long_session_keeps_the_lines_of_its_last_quarter_budg
     tmp_path: Path, before: bytes
 ) -> None:
     """Up to half the budget a session is viewed whole; one byte more, and the body starts at the line
-    holding the byte a quarter budget before the end. Positions are the session's own byte offsets."""
+    holding the byte a quarter budget before the end. Positions are the session's own lines."""
     for extra in (0, 1):
         t = Transcript(tmp_path / str(extra), budget=8192, record=8192, before=before)
         t.fill(4096 + extra, piece=500)
@@ -357,8 +379,8 @@ def test_a_first_view_of_a_long_session_keeps_the_lines_of_its_last_quarter_budg
         session = t.native.read_bytes()[t.start :]
         frame = views.frame_of(data, views.BYTES)
         cut = session.rfind(b"\n", 0, len(session) - 2048) + 1 if extra else 0
-        assert data[frame.head_bytes :] == session[cut:]
-        assert (frame.base, t.end) == (cut, len(session))
+        assert data[head_bytes(data) :] == session[cut:]
+        assert (frame.body, t.end) == (session[:cut].count(b"\n"), session.count(b"\n"))
 
 
 def marker_keeps(text: str) -> int:
@@ -408,10 +430,7 @@ def test_a_turn_that_may_not_be_cut_is_kept_whole_up_to_just_under_10_mib(tmp_pa
     t.append(*last, keep=True)
     data = t.hook()  # which checks that the header restates every record before the body
     if extra:  # past the limit: only the newest half budget (the line holding its first byte on)
-        assert (
-            data[views.frame_of(data, views.BYTES).head_bytes :]
-            == record(t.count - 1, 3000, keep=True) + b"\n"
-        )
+        assert data[head_bytes(data) :] == record(t.count - 1, 3000, keep=True) + b"\n"
     else:
         assert len(data) == HARD_LIMIT
 
@@ -517,11 +536,10 @@ def small_session(root: Path, **config: Any) -> Transcript:
 
 
 def made_again(t: Transcript) -> None:
-    """The next call makes the view anew: every record after the restated first line, positions going on."""
+    """The next call makes the view anew: every record after the first line, in its own line again."""
     end = t.end
     data = t.hook()
-    frame = views.frame_of(data, t.fmt.unit)
-    assert data[frame.head_bytes :] == t.native.read_bytes()[len(FIRST) + 1 :] and frame.base >= end
+    assert data == t.native.read_bytes() and views.host_lines(data) >= end
 
 
 def test_a_view_deleted_truncated_or_left_beside_a_stray_next_is_made_again(tmp_path: Path) -> None:
@@ -693,7 +711,7 @@ def test_a_mirror_is_never_re_based(tmp_path: Path) -> None:
     assert t.hook(EventType.TURN_START, check=False) == t.native.read_bytes()
     with views.View(t.owner, t.fmt, t.path) as view:  # no header: its positions are the file's own
         frame = view.frame()
-        assert (frame.base, frame.head_bytes, frame.head_units, view.end()) == (0, 0, 0, len(t.view()))
+        assert (frame.body, view.end()) == (0, t.view().count(b"\n"))
 
 
 @pytest.mark.parametrize("unit", [views.BYTES, views.LINES])
@@ -705,12 +723,12 @@ def test_positions_go_on_from_a_mirror_s_end_when_the_session_moves_to_a_viewed_
     t.hook(check=False)
     with views.View(t.owner, t.fmt, t.path) as view:
         mirrored = view.end()
-    assert mirrored == (len(t.native.read_bytes()) if unit == views.BYTES else 50)
+    assert mirrored == 50
     t.fmt.accept = True
     t.native = tmp_path / "moved.jsonl"  # the agent names another file for the session
     t.native.write_bytes(FIRST + b"\n" + record(1, 40) + b"\n")
-    t.fmt.native, t.count = str(t.native), 2
-    assert views.frame_of(t.hook(), unit).base == mirrored
+    t.fmt.native, t.count, t.shift = str(t.native), 2, -1
+    assert views.frame_of(t.hook(), unit).body == mirrored
 
 
 def test_a_restored_file_the_format_does_not_view_is_mirrored(tmp_path: Path) -> None:
@@ -736,7 +754,7 @@ def test_a_session_header_ending_in_crlf_is_restated_without_an_empty_line(tmp_p
     t.hook()
     t.replace(200)  # a new file: the view is made anew, its header restating the first line
     data = t.hook()
-    assert data[views.frame_of(data, views.BYTES).head_bytes :] == record(1, 200) + b"\n"
+    assert data[head_bytes(data) :] == record(1, 200) + b"\n"
 
 
 def test_a_refresh_keeps_the_session_where_it_starts_in_the_file(tmp_path: Path) -> None:
@@ -757,25 +775,32 @@ class Shaped(ModelFormat):
         super().__init__()
         self.shape = shape
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
-        first, restating = super().snapshot(path, end, tag, limit)
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
+        first, restating = super().snapshot(path, end, limit)
         note = b'{"note": "between"}'
         return {"two": [first, restating], "three": [first, note, restating],
-                "eight": [first, *[note] * 6, restating], "nine": [first, *[note] * 7, restating],
-                "empty": [], "another first line": [b'{"i": 0}', restating], "no tag": [first, note],
-                "tag not last": [first, restating, note]}[self.shape]  # fmt: skip
+                "many": [first, *[note] * 60, restating],
+                "empty": [], "another first line": [b'{"i": 0}', restating]}[self.shape]  # fmt: skip
 
 
-@pytest.mark.parametrize("shape", ["two", "three", "eight"])
-def test_a_snapshot_of_up_to_8_records_ending_with_the_tag_is_the_header(tmp_path: Path, shape: str) -> None:
+@pytest.mark.parametrize("shape", ["two", "three", "many"])
+def test_a_snapshot_fills_the_header_from_its_end_as_far_as_the_lines_it_replaces(
+    tmp_path: Path, shape: str
+) -> None:
     t = Transcript(tmp_path, budget=4096)
     t.fmt = t.owner.fmt = Shaped(shape)
     t.fill(3000)
     data = t.hook()  # a first view over half the budget: a header restating what it leaves out
-    assert views.frame_of(data, views.BYTES).head_bytes > 0 and t.fmt.header_lines == 8
+    lines = data.split(b"\n")
+    body = views.head_lines_of(data)
+    assert body == t.native.read_bytes()[: t.meta()["native_end"]].count(b"\n") - (len(lines) - 1 - body)
+    mark = next(i for i, line in enumerate(lines) if line.startswith(views.MARKER_PREFIX))
+    records = lines[mark + 1 : body]
+    assert records[-1].startswith(b'{"upto"') and len(records) == min(len(records), body - 2)
+    assert set(records[:-1]) <= {b'{"note": "between"}'}
 
 
-@pytest.mark.parametrize("shape", ["nine", "empty", "another first line", "no tag", "tag not last"])
+@pytest.mark.parametrize("shape", ["empty", "another first line"])
 def test_a_snapshot_that_breaks_the_contract_is_an_error(tmp_path: Path, shape: str) -> None:
     t = Transcript(tmp_path, budget=4096)
     t.fmt = t.owner.fmt = Shaped(shape)
@@ -831,14 +856,20 @@ def test_subagents_are_looked_for_beside_the_native_file(tmp_path: Path) -> None
 def test_a_view_file_without_metadata_is_read_in_the_frame_it_carries(tmp_path: Path) -> None:
     t = small_session(tmp_path)
     restored = Path(t.path).with_name("restored.jsonl")
-    tag = views.make_tag(5000, FIRST)
     restored.write_bytes(
-        FIRST + b"\n" + json.dumps({"upto": 3, "tag": tag}).encode() + b"\n" + record(4, 60) + b"\n"
+        FIRST
+        + b"\n\n\n"
+        + views.marker(5)
+        + b"\n"
+        + json.dumps({"upto": 3}).encode()
+        + b"\n"
+        + record(5, 60)
+        + b"\n"
     )
     view = views.refreshed(t.owner, str(restored))
     assert view is not None and not view.exists
     frame = view.frame()
-    assert (frame.base, frame.head_bytes) == (5000, restored.read_bytes().index(b'{"i": 4'))
+    assert (frame.body, frame.end, frame.line(0), frame.line(99)) == (5, 6, 5, 6)
 
 
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
@@ -969,7 +1000,7 @@ def test_a_restored_view_ends_at_the_restored_file_s_end_in_the_agent_s_unit(
     with views.View(t.owner, t.fmt, t.path) as view:
         view.adopt(str(t.native), data)
     with views.View(t.owner, t.fmt, t.path) as view:
-        assert view.end() == (len(data) if unit == views.BYTES else 3)
+        assert view.end() == 3  # lines, whatever the agent's own unit
 
 
 def test_a_view_of_exactly_its_budget_is_kept_as_it_is_and_one_byte_more_is_fitted(tmp_path: Path) -> None:
@@ -981,7 +1012,7 @@ def test_a_view_of_exactly_its_budget_is_kept_as_it_is_and_one_byte_more_is_fitt
         data = t.hook()
         if extra:  # re-based at the turn's start
             frame = views.frame_of(data, views.BYTES)
-            assert frame.base == len(FIRST) + 1 + 101 and len(data) <= 4096
+            assert frame.body == 2 and len(data) <= 4096  # the first line and the record: line numbers kept
         else:
             assert data == t.native.read_bytes()
 
@@ -1019,7 +1050,7 @@ def padded_turn(
     a = t.count
     t.append(*sizes)
     data = t.hook(check=False)
-    body = data[views.frame_of(data, views.BYTES).head_bytes :].split(b"\n")[:-1]
+    body = data.split(b"\n")[:-1][views.head_lines_of(data) or 1 :]
     assert [json.loads(line)["i"] for line in body] == list(range(a, t.count))
     return t, body
 

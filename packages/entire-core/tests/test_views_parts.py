@@ -1,16 +1,15 @@
 """The parts of ``entire_core.views`` that need no view: frames, budgets, names, marks, line counts.
 
-Each against an obvious model, over every small input of the shapes that matter: a tag on each of the
-first lines, an empty or ``\\r``-ended line before it, a tag at a line's start, a base of 20 and of 21
-digits, the numbers the READMEs document (8 MiB, 1 MiB or an eighth, 4 KiB, 14 days).
+Each against an obvious model, over every small input of the shapes that matter: a marker after blank
+padding or after another line, markers that are no header, lines counted as the CLI counts them, the numbers the READMEs document (8 MiB, 1 MiB or an eighth, 4 KiB, 14 days).
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import os
-import zlib
 from pathlib import Path
 
 import pytest
@@ -20,112 +19,72 @@ from entire_core.errors import InvalidInput
 # -- frames ----------------------------------------------------------------------------------------
 
 
-def crc(first: bytes) -> bytes:
-    return b"%08x" % (zlib.crc32(first.removesuffix(b"\r")) & 0xFFFFFFFF)
-
-
-def model_frame(data: bytes, unit: str, lines: int) -> tuple[int, int, int]:
-    """``(base, head_bytes, head_units)``: the first of the first ``lines`` complete lines whose first
-    tag names a base of at most 20 digits and the checksum of the file's first line; (0, 0, 0) if none."""
-    if views.TAG_PREFIX not in data:
-        return (0, 0, 0)
-    *complete, _ = data.split(b"\n")
-    first = data.split(b"\n")[0]
-    head = 0
-    for number, line in enumerate(complete[:lines]):
-        head += len(line) + 1
-        at = line.find(views.TAG_PREFIX)
-        if at < 0:
-            continue
-        base, _, check = line[at + len(views.TAG_PREFIX) :].partition(b":")
-        if base.isdigit() and len(base) <= 20 and check[:8] == crc(first):
-            return (int(base), head, head if unit == views.BYTES else number + 1)
-    return (0, 0, 0)
+def model_body(data: bytes) -> int:
+    """Where the body starts: the marker line right after the first line and its blank padding."""
+    lines = data.split(b"\n")
+    i = 1
+    while i < len(lines) - 1 and lines[i].strip(b"\r") == b"":
+        i += 1
+    if i >= len(lines) - 1 + (0 if data.endswith(b"\n") else 1) or i == 0:
+        return 0
+    line = lines[i].rstrip(b"\r")
+    if not line.startswith(views.MARKER_PREFIX):
+        return 0
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return 0
+    body = value.get("body")
+    return body if isinstance(body, int) and not isinstance(body, bool) and body >= 2 else 0
 
 
 FIRSTS = (b"", b"f", b"f\r", b'{"session": "s"}')
-FILLERS = (b"", b"x", b"x\r")
+FILLERS = (b"", b"\r", b"x")
 
 
-def tags(first: bytes) -> list[bytes]:
-    """Tag lines for a file whose first line is ``first``: good ones, and each way of being no tag."""
-    good = views.make_tag(123, first.removesuffix(b"\r")).encode()
-    prefix = views.TAG_PREFIX
-    return [
-        good,  # at the line's start
-        b'{"tag": "' + good + b'"}',
-        b"x" + good + b"\r",
-        prefix + b"9" * 20 + b":" + crc(first),  # the longest base
-        prefix + b"9" * 21 + b":" + crc(first),  # too long to be one
-        prefix + b"12:" + b"%08x" % ((int(crc(first), 16) + 1) & 0xFFFFFFFF),  # another line's check
-        prefix + b"1x:" + crc(first),  # not a number
-        prefix + b"12" + crc(first),  # no colon
-        prefix + b"bad " + good,  # the line's first tag is the one read
-    ]
+def markers() -> list[bytes]:
+    return [views.marker(7), views.marker(7) + b"\r", views.marker(2, resume=3), views.marker(1),
+            views.MARKER_PREFIX + b"x}", views.MARKER_PREFIX + b"7", b"x" + views.marker(7)]  # fmt: skip
 
 
 def shapes() -> list[bytes]:
-    """A first line, fillers, a tag line at each of the first ten lines, a body; complete or not."""
+    """A first line, fillers, a marker line after them, a body; complete or not."""
     found: list[bytes] = []
     for first in FIRSTS:
-        for filler, tag in itertools.product(FILLERS, tags(first)):
-            for before in range(10):
-                lines = [first, *[filler] * before, tag, b"body"]
+        for filler, mark in itertools.product(FILLERS, markers()):
+            for before in range(5):
+                lines = [first, *[filler] * before, mark, b"body"]
                 found.append(b"\n".join(lines) + b"\n")
-                found.append(b"\n".join(lines[: before + 2]))  # the tag line without its newline
+                found.append(b"\n".join(lines[: before + 2]))  # the marker line without its newline
     return found
 
 
-def test_frame_of_finds_the_tag_exactly_where_the_model_does() -> None:
-    found = 0
+def test_the_body_s_start_is_read_from_the_marker_right_after_the_padding() -> None:
     for data in shapes():
-        for unit in (views.BYTES, views.LINES):
-            for lines in range(1, 11):
-                frame = views.frame_of(data, unit, lines)
-                assert (frame.base, frame.head_bytes, frame.head_units) == model_frame(data, unit, lines), (
-                    data,
-                    unit,
-                    lines,
-                )
-                found += frame.head_bytes > 0
-            # By default the tag is looked for in the first 8 lines (a header is a few records long).
-            frame = views.frame_of(data, unit)
-            assert (frame.base, frame.head_bytes, frame.head_units) == model_frame(data, unit, 8), data
-    assert found > 1000  # the shapes do hold tags
+        assert views.head_lines_of(data) == model_body(data), data
+        assert views.frame_of(data).body == model_body(data), data
 
 
-def test_frame_of_file_reads_the_same_frame_from_the_first_lines(tmp_path: Path) -> None:
-    path = tmp_path / "view.jsonl"
-    for shape in shapes()[::17]:
-        data = shape + b"more\n" * 3
-        path.write_bytes(data)
-        for unit in (views.BYTES, views.LINES):
-            frame = views.frame_of_file(str(path), unit)
-            assert (frame.base, frame.head_bytes, frame.head_units) == model_frame(data, unit, 8), data
-            frame = views.frame_of_file(str(path), unit, 3)
-            assert (frame.base, frame.head_bytes, frame.head_units) == model_frame(data, unit, 3), data
-    for missing in (tmp_path / "none", tmp_path, path / "under-a-file"):
-        frame = views.frame_of_file(str(missing), views.BYTES)
-        assert (frame.base, frame.head_bytes, frame.head_units) == (0, 0, 0)
+def test_the_cli_counts_lines_without_trailing_blank_ones() -> None:
+    for data in [b"".join(p) for n in range(6) for p in itertools.product((b"a", b"\n", b"\r"), repeat=n)]:
+        parts = data.split(b"\n")
+        while parts and not parts[-1].strip(b"\r"):
+            parts.pop()
+        assert views.host_lines(data) == len(parts), data
 
 
-def test_a_file_without_a_frame_has_its_positions_as_they_are() -> None:
-    frame = views.Frame()
-    assert (frame.base, frame.head_bytes, frame.head_units) == (0, 0, 0)
-    assert [frame.local(p) for p in range(4)] == [0, 1, 2, 3]
-    assert [frame.position(p) for p in range(4)] == [0, 1, 2, 3]
-
-
-def test_frame_positions_translate_both_ways_and_older_ones_land_at_the_body() -> None:
-    frame = views.Frame(100, 40, 3)
-    assert [frame.local(p) for p in (0, 99, 100, 101, 150)] == [3, 3, 3, 4, 53]
-    assert [frame.position(p) for p in (0, 2, 3, 4, 53)] == [100, 100, 100, 101, 150]
-    assert all(frame.position(frame.local(p)) == p for p in range(100, 200))
-
-
-def test_a_tag_names_its_base_and_the_checksum_of_the_first_line() -> None:
-    assert views.make_tag(0, b"") == "entire-view:v1:0:00000000"
-    assert views.make_tag(42, b"first") == f"entire-view:v1:42:{zlib.crc32(b'first'):08x}"
+def test_frame_lines_clamp_and_bytes_translate_both_ways() -> None:
+    data = b"first\n\n" + views.marker(3) + b"\nbody\nmore\n"
+    frame = views.frame_of(data, views.BYTES)
+    assert (frame.body, frame.end) == (3, 5)
+    assert [frame.local(n) for n in range(7)] == [data.index(b"\nbody") + 1] * 4 + [
+        data.index(b"more"),
+        len(data),
+        len(data),
+    ]
+    assert [frame.position(b) for b in (0, 6, len(data))] == [0, 1, 5]
+    plain = views.Frame()
+    assert [plain.local(n) for n in (0, 3, 10**9)] == [0, 3, 10**9]  # no view: positions as they are
 
 
 # -- budgets ---------------------------------------------------------------------------------------
@@ -215,24 +174,23 @@ def test_a_fingerprint_tells_apart_blocks_that_differ_anywhere() -> None:
 FILES = [b"".join(p) for n in range(6) for p in itertools.product((b"a", b"\n"), repeat=n)]
 
 
-def test_units_between_counts_the_newlines_of_a_range_at_every_block_size(
+def test_lines_between_and_byte_of_line_agree_with_a_split_at_every_block_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "t"
-    units_between = views._units_between  # pyright: ignore[reportPrivateUsage]
-    big = b"ab\n" * ((1 << 20) // 3 + 5)  # over one real block
-    path.write_bytes(big)
-    for begin, end in [(0, len(big)), (5, len(big) - 1), (len(big) - 4, len(big) + 2), (7, 7)]:
-        assert units_between(str(path), begin, end, views.LINES) == big[begin:end].count(b"\n")
-        assert units_between(str(path), begin, end, views.BYTES) == end - begin
-    for block in (1, 2, 3):
+    between = views._lines_between  # pyright: ignore[reportPrivateUsage]
+    byte_of = views._byte_of_line  # pyright: ignore[reportPrivateUsage]
+    for block in (1, 2, 3, 1 << 20):
         monkeypatch.setattr(views, "_BLOCK", block)
         for data in FILES:
             path.write_bytes(data)
             for begin in range(len(data) + 1):
                 for end in range(begin, len(data) + 3):  # past the end too: the file is shorter than asked
-                    count = units_between(str(path), begin, end, views.LINES)
-                    assert count == data[begin:end].count(b"\n"), (data, block, begin, end)
+                    assert between(str(path), begin, end) == data[begin:end].count(b"\n"), (data, block)
+            starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
+            for line in range(len(starts) + 2):
+                want = starts[line] if line < len(starts) else len(data)
+                assert byte_of(str(path), 0, line) == want, (data, block, line)
 
 
 def test_the_first_line_is_read_whole_up_to_64_mib_only(tmp_path: Path) -> None:

@@ -55,8 +55,11 @@ def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -
     from entire_agent_aider.view import earlier_calls
 
     before = earlier_calls(data)
-    for number, session in enumerate(transcript.parse(data[: transcript.complete_end(data)]).sessions):
-        skip = before if number == 0 else 0
+    sessions = transcript.parse(data[: transcript.complete_end(data)]).sessions
+    # A view's header (views v2) leads with blank padding and a marker line: no session of its own.
+    first = next((i for i, s in enumerate(sessions) if s.header is not None), 0)
+    for number, session in enumerate(sessions):
+        skip = before if number == first else 0
         calls = [(turn.offset, tokens) for turn in session.turns for tokens in turn.tokens]
         exact = _exact_calls(session, skip + len(calls), exact_from, base_dir)
         for index, (turn_offset, tokens) in enumerate(calls):

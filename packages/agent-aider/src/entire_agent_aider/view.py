@@ -55,6 +55,7 @@ class AiderView(views.ViewFormat):
 
     unit = views.BYTES
     header_lines = HEADER_LINES
+    snapshot_keep_first = 2  # views v2: a header short of room keeps the blank line and the session header
 
     def __init__(self, native: str = "", start: int = 0) -> None:
         self.native = os.path.abspath(native) if native else ""
@@ -63,7 +64,9 @@ class AiderView(views.ViewFormat):
 
     def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
         begin = self.start if self.native and os.path.abspath(path) == self.native else 0
-        return Snapshot(limit).build(path, begin, end, tag)
+        first, *rest = Snapshot(limit).build(path, begin, end, tag)
+        # Views v2 put a marker line after the first one: a session header still follows a blank line.
+        return [first, b"", *rest] if rest and rest[0] else [first, *rest]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         if record.startswith(_PROTECTED) or views.TAG_PREFIX in record:

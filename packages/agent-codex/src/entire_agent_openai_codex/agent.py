@@ -158,7 +158,7 @@ class OpenAICodexAgent(
     # -- transcripts ----------------------------------------------------------------------------------------
 
     def get_transcript_position(self, path: str) -> int:
-        """Byte offset after the rollout's last complete line."""
+        """How many complete lines the rollout has (the CLI's line count of a view)."""
         from entire_agent_openai_codex import transcript
 
         return transcript.position(path)
@@ -202,20 +202,22 @@ class OpenAICodexAgent(
             raise AgentError(f"Codex has not written the rollout {session_ref} (yet)")
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
-        """Token usage after ``offset`` from Codex's cumulative counters."""
+        """Token usage after line ``offset`` from Codex's cumulative counters."""
+        from entire_core.offsets import line_start
+
         from entire_agent_openai_codex import tokens
 
-        return tokens.token_usage(transcript, offset)
+        return tokens.token_usage(transcript, line_start(transcript, offset))
 
     def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
-        """This session's files after ``offset`` plus those of every subagent it spawned there."""
-        from entire_core.offsets import lines_after
+        """This session's files after line ``offset`` plus those of every subagent it spawned there."""
+        from entire_core.offsets import line_start, lines_after
         from entire_core.paths import repo_files
 
         from entire_agent_openai_codex import file_changes, subagents
         from entire_agent_openai_codex import transcript as rollout
 
-        lines = lines_after(transcript, offset)
+        lines = lines_after(transcript, line_start(transcript, offset))
         cwd = rollout.cwd_of(rollout.first_line(transcript))
         changed = file_changes.changed_paths(lines, cwd=cwd)
         for child in subagents.subagent_rollouts(lines, self.env, subagents.parent_dir(subagents_dir)):
@@ -225,12 +227,13 @@ class OpenAICodexAgent(
         return repo_files(changed, self.repo_root)
 
     def calculate_total_tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> TokenUsage:
-        """Token usage after ``offset``, with the usage of the subagents spawned there nested."""
-        from entire_core.offsets import lines_after
+        """Token usage after line ``offset``, with the usage of the subagents spawned there nested."""
+        from entire_core.offsets import line_start, lines_after
         from entire_core.types import TokenUsage
 
         from entire_agent_openai_codex import subagents, tokens
 
+        offset = line_start(transcript, offset)
         usage = tokens.token_usage(transcript, offset)
         children = subagents.subagent_rollouts(
             lines_after(transcript, offset), self.env, subagents.parent_dir(subagents_dir)

@@ -1,8 +1,8 @@
 """Reading Codex rollouts: complete lines after an offset, their JSON records, and the first line's metadata.
 
 A rollout is JSONL, one ``{"timestamp", "type", "payload"}`` object per line, appended as the thread
-runs (see ``docs/agents/codex.md``). Offsets are byte offsets just after a complete line, so reading
-from an offset costs only the new bytes and a line still being written is left for the next call.
+runs (see ``docs/agents/codex.md``). Offsets are line counts, as the Entire CLI counts the file it
+stores (a view, ``entire_core.views``): a line still being written is left for the next call.
 Every reader is tolerant: unknown line types and lines that do not parse are skipped, because the
 format changes between Codex releases. What is read out of the records lives next door: ``messages``
 (prompts, summary), ``file_changes``, ``tokens``, ``subagents`` and ``turn_end``.
@@ -21,17 +21,17 @@ Record = dict[str, "Any"]
 
 
 def position(path: str) -> int:
-    """The byte offset just after the last complete line; 0 for a missing file."""
+    """How many complete lines the rollout has; 0 for a missing file."""
     from entire_core import offsets
 
-    return offsets.complete_end(path)
+    return offsets.count_lines(path)[0]
 
 
 def read_range(path: str, offset: int) -> tuple[list[bytes], int]:
-    """Complete lines after ``offset`` and the offset read up to (nothing for a stale offset)."""
+    """Complete lines from line ``offset`` on and the line count read up to (nothing past the end)."""
     from entire_core import offsets
 
-    return offsets.read_lines(path, offset)
+    return offsets.lines_from(path, offset)
 
 
 def records(lines: Iterable[bytes], *needles: bytes) -> Iterator[Record]:

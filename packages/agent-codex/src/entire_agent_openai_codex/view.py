@@ -32,11 +32,11 @@ _KEEP_ROLES_WHOLE = ("user", "assistant")
 
 
 class CodexView(views.ViewFormat):
-    """Snapshots as ``compacted`` records; byte positions."""
+    """Snapshots as ``compacted`` records; the rollout's own lines (the CLI reads rollouts natively)."""
 
-    unit = views.BYTES
+    unit = views.LINES
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         with open(path, "rb") as f:
             first = f.readline().rstrip(b"\r\n")
         start = _last_compaction(path, end, len(first) + 1, limit * REPLAY_LIMIT_FACTOR)
@@ -71,7 +71,7 @@ class CodexView(views.ViewFormat):
                 history, size = _fit(history, limit)
         history, size = _fit(history, limit)
         compacted = {"timestamp": stamp, "type": "compacted",
-                     "payload": {"message": tag + NOTE, "replacement_history": history}}  # fmt: skip
+                     "payload": {"message": NOTE.strip(), "replacement_history": history}}  # fmt: skip
         header = [first, turn_context, token_count]
         return [line for line in header if line] + [_dump(compacted)]
 

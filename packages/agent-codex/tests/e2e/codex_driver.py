@@ -236,7 +236,12 @@ def main() -> int:
         restored = Path(rollouts[0])
         result["resume_view_is_outside_repo"] = not view.is_relative_to(repo) and view.is_relative_to(home)
         result["restored_path_is_original"] = restored.is_file()
-        result["restored_equals_checkpoint"] = restored.read_bytes() == stored and view.read_bytes() == stored
+        # Codex's own rollout: the view's header padding and marker dropped; the view is the checkpoint's.
+        from entire_core import views
+
+        result["restored_equals_checkpoint"] = (
+            restored.read_bytes() == views.native_bytes(stored, wrapped=False) and view.read_bytes() == stored
+        )
         requests_before = len((work / "requests.jsonl").read_text(encoding="utf-8").splitlines())
         result["runs"]["after_restore"] = run(
             [*codex, "resume", session_one, PROMPT_AFTER_RESTORE], repo, env

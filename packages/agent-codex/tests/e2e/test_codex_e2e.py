@@ -214,7 +214,7 @@ def test_the_view_is_rebased_mid_session_and_stays_in_budget(outcome: dict[str, 
     turns = checkpoints(outcome, session)
     assert all(c["transcript_bytes"] <= driver.VIEW_BUDGET for c in turns)
     assert all(not c["session_ref"].startswith(outcome["repo"]) for c in turns)
-    assert "entire-view:v1:" in outcome["stored_one"]
+    assert '{"type":"entire_view","v":2,"body":' in outcome["stored_one"]  # a header that keeps the lines
     assert [c["turn_offset"] for c in turns] == sorted(c["turn_offset"] for c in turns)  # positions only grow
     assert outcome["violations"] == []
 

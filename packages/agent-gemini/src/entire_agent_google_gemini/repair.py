@@ -112,10 +112,12 @@ def put_back(agent: Agent, view: str, native: str, *, missing: bool) -> bool:
                 data = f.read(int(m["view_size"]))
         except OSError:
             return False
-        if sessionfile.header_session(data) is None:
+        restored = views.native_bytes(data, fmt.wrap)  # the chat's own lines, out of the view's
+        if sessionfile.header_session(restored) is None:
             return False
-        if st is not None:
-            data += _complete_bytes(native)
-        fsutil.atomic_write(native, data)
-        v.adopt(native, data)
+        appended = _complete_bytes(native) if st is not None else b""
+        fsutil.atomic_write(native, restored + appended)
+        v.adopt(native, data, native_end=len(restored))
+        if appended:
+            v.sync(native)  # the lines Gemini wrote since, each as its view line
     return True

@@ -87,9 +87,20 @@ class Chat:
 
 
 def decode(line: bytes) -> object:
-    """One JSONL record, or None for a blank or broken line."""
+    """One JSONL record, or None for a blank or broken line.
+
+    A line of a view (``entire_core.views``, wrapped generic JSONL) is read as the chat record it
+    carries; the view's header padding and marker are no record.
+    """
     if not line.strip():
         return None
+    if line.startswith(b'{"type":"'):  # Gemini's own records start with their id, a header or an operator
+        from entire_core.views import unwrap
+
+        native = unwrap(line)
+        if native is None:
+            return None
+        line = native
     try:
         return _json.loads(line)
     except (ValueError, RecursionError):

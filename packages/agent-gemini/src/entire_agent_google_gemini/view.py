@@ -4,12 +4,18 @@ The snapshot is what Gemini itself writes when it resumes or compresses a chat: 
 {"messages": [...]}}`` checkpoint, which ``loadConversationRecord`` takes in place of every message
 before it. It is built by replaying the records the way Gemini does (headers and ``$set`` merged
 into the metadata, messages upserted by id, a checkpoint replacing them all, ``$rewindTo`` cutting
-the tail), from the last checkpoint on, and it follows the chat's own first line (its header). The
-tag that carries the view's position frame is the ``$set`` key ``entireView``: Gemini merges it into
-the session's metadata and otherwise ignores it.
+the tail), from the last checkpoint on, and it follows the chat's own first line (its header). It
+carries a note under the ``$set`` key ``entireView``: Gemini merges it into the session's metadata and
+otherwise ignores it.
 
-Positions are line counts. A view copies the chat line for line, so a view position is the native
-line number of the same record.
+The Entire CLI's compactor cannot read Gemini's chat, so the view is *wrapped* generic JSONL: one line
+per chat line, carrying the chat record losslessly (``entire_core.views.wrap``); a ``user`` record with
+a prompt is a ``user`` line with the prompt's text, a ``gemini`` record an ``assistant`` line with its
+text, ``tool_use`` and ``tool_result`` blocks, anything else a ``native`` line the compactor skips.
+Gemini writes a reply when it arrives and again, same id, once its tool calls finished: the first
+write carries the text, the rewrite (with ``toolCalls``) only the calls, so that the compactor, which
+joins consecutive replies of one id, shows the text once. Our own parsers unwrap
+(``transcript.decode``). Positions are line counts: a view position is the line of the same record.
 
 What may be cut: tool outputs (``functionResponse`` results, ``resultDisplay``), inline data (images
 become a short ``text/plain`` part that says what was cut) and thoughts; an oversized checkpoint after
@@ -26,7 +32,14 @@ from entire_core import _json, offsets, views
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
-from entire_agent_google_gemini.transcript import MODIFYING_TOOLS, SUBAGENT_TOOLS, prompt_of, rewind
+from entire_agent_google_gemini.transcript import (
+    MODIFYING_TOOLS,
+    SUBAGENT_TOOLS,
+    prompt_of,
+    rewind,
+    text_of,
+    tool_calls,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,9 +59,45 @@ _CHECKPOINT = b'{"$set":{"messages":'
 
 
 class GeminiView(views.ViewFormat):
-    """Snapshots as ``$set.messages`` checkpoints; line positions."""
+    """Snapshots as ``$set.messages`` checkpoints; line positions; wrapped generic JSONL."""
 
     unit = views.LINES
+    wrap = True
+
+    def record(self, value: Any) -> tuple[str, list[dict[str, Any]], str | None] | None:
+        message = as_dict(value)
+        stamp = message.get("timestamp")
+        stamp = stamp if isinstance(stamp, str) else None
+        if message.get("type") == "user":
+            text = prompt_of(message)
+            return ("user", [{"type": "text", "text": text}], stamp) if text else None
+        if message.get("type") != "gemini":
+            return None
+        calls = tool_calls(message)
+        blocks: list[dict[str, Any]] = []
+        text = "" if calls else text_of(message.get("content")).strip()
+        if text:
+            blocks.append({"type": "text", "text": text})
+        for call in calls:
+            call_id = str(call.get("id") or "")
+            blocks.append({"type": "tool_use", "id": call_id, "name": str(call.get("name") or ""),
+                           "input": as_dict(call.get("args"))})  # fmt: skip
+            if "result" in call:
+                blocks.append({"type": "tool_result", "tool_use_id": call_id, "content": _result_text(call)})
+        return "assistant", blocks, stamp
+
+    def message_extra(self, value: Any) -> dict[str, Any]:
+        message = as_dict(value)
+        extra: dict[str, Any] = {}
+        if isinstance(message.get("id"), str):
+            extra["id"] = message["id"]
+        tokens = as_dict(message.get("tokens"))
+        if tokens:
+            extra["usage"] = {
+                "input_tokens": _int(tokens.get("input")),
+                "output_tokens": _int(tokens.get("output")),
+            }
+        return extra
 
     def __init__(self, scratch: Scratch | None = None) -> None:
         self.scratch = scratch
@@ -69,15 +118,15 @@ class GeminiView(views.ViewFormat):
             return True  # not written yet: it will be JSONL
         return not is_legacy_head(first, more)
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         with open(path, "rb") as f:
             first = f.readline().rstrip(b"\r\n")
         floor = len(first) + 1
         start = _last_checkpoint(path, end, floor, limit * REPLAY_LIMIT_FACTOR)
-        budget = max(1, limit - 2 * len(first) - len(tag) - len(NOTE) - 256)
+        budget = max(1, limit - 2 * len(first) - len(NOTE) - 256)
         messages, metadata = replay_messages(_lines(path, start, end), budget)
         messages = fit(messages, budget, keep_prompts=True)
-        update: dict[str, Any] = {TAG_KEY: tag + NOTE}
+        update: dict[str, Any] = {TAG_KEY: NOTE.strip()}
         update.update({k: v for k, v in metadata.items() if k not in (TAG_KEY, "messages")})
         update["messages"] = messages
         return [first, dump({"$set": update})]
@@ -108,6 +157,24 @@ class GeminiView(views.ViewFormat):
         return views.shorten_value(
             trimmed, size, limit, protector(trimmed), changed=trimmed is not value or len(record) < size
         )
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def _result_text(call: dict[str, Any]) -> str:
+    """A tool call's result as text: what Gemini showed, else the function response's output."""
+    shown = call.get("resultDisplay")
+    if isinstance(shown, str) and shown:
+        return shown
+    texts: list[str] = []
+    for part in as_list(call.get("result")):
+        response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
+        for key in ("output", "error"):
+            if isinstance(response.get(key), str):
+                texts.append(str(response[key]))
+    return "\n".join(texts)
 
 
 def is_legacy_head(first: bytes, more: bytes) -> bool:

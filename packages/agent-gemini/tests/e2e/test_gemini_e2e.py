@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 from entire_agent_google_gemini.versions import WINDOW
+from entire_core import views
 from entire_core.versions import parse_version
 from entire_sim import e2e
 
@@ -300,9 +301,9 @@ def test_the_view_is_rebased_mid_session_and_stays_in_budget(scenario: Scenario)
     assert all(Path(t["session_ref"]).parent == scenario.views for t in (t1, t2, t3))  # get-session-dir
     assert not str(scenario.views).startswith(str(scenario.repo))
     if scenario.legacy:  # a single-JSON chat is mirrored whole, never re-based
-        assert b"entire-view:v1:" not in scenario.stored_turn1
+        assert views.MARKER_PREFIX not in scenario.stored_turn1
     else:
-        assert b"entire-view:v1:" in scenario.stored_turn1
+        assert views.MARKER_PREFIX in scenario.stored_turn1  # a header that keeps the lines (views v2)
         assert len(scenario.stored_turn1) <= VIEW_BUDGET
         assert all(c.get("transcript_bytes", 0) <= VIEW_BUDGET for c in scenario.checkpoints)
     assert t1["turn_offset"] < t2["turn_offset"] < t3["turn_offset"]  # positions only grow
@@ -313,7 +314,8 @@ def test_resume_restores_a_deleted_session_for_gemini(scenario: Scenario) -> Non
     (_, _, t3) = scenario.turns("turn1")
     assert scenario.left_before_restore == []
     assert [p.parent for p in scenario.restored_files] == [scenario.chats]
-    assert scenario.restored_bytes == [scenario.stored_turn1]  # the re-based view, where Gemini looks
+    # The re-based view's chat (unwrapped, the header's padding and marker dropped), where Gemini looks.
+    assert scenario.restored_bytes == [views.native_bytes(scenario.stored_turn1, wrapped=True)]
     # Gemini resumed the view's checkpoint: its first request carries the earlier turns' prompts
     first = next(e for e in scenario.api_log("phase2") if ":streamGenerateContent" in e["path"])
     history = json.dumps(first["history"])

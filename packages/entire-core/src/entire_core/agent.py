@@ -202,9 +202,15 @@ class Agent:
         target = sessions.restore_target(self, session)
         if session.native_data is None:
             return
-        native = self.restore_native(session)
+        data = session.native_data
+        # The agent's own file: a wrapped view unwrapped, a JSONL header's padding and marker dropped
+        # (a text format keeps them: blank lines and a line of text are its own kind of line).
+        restored = views.native_bytes(data, fmt.wrap) if fmt.wrap or fmt.json_records else data
+        native = self.restore_native(
+            session if restored == data else session.model_copy(update={"native_data": restored})
+        )
         with views.View(self, fmt, target) as view:
-            view.adopt(native, session.native_data)
+            view.adopt(native, data)
 
     def restore_native(self, session: AgentSession) -> str:
         """Write ``session.native_data`` where the agent looks for the session; return that path."""

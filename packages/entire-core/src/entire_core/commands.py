@@ -247,15 +247,16 @@ def _path(flags: Flags, name: str) -> str:
     return path
 
 
-def _viewed(agent: Agent, flags: Flags, name: str) -> tuple[str, Frame]:
-    """The path flag, and the frame its positions are in: a view is brought up to date first."""
+def _viewed(agent: Agent, flags: Flags, name: str, *, sync: bool = True) -> tuple[str, Frame]:
+    """The path flag, and the frame its positions are in: a view is brought up to date first (``sync``)."""
     from entire_core import views
 
     path = _path(flags, name)
-    if agent.view_format() is None:
+    fmt = agent.view_format()
+    if fmt is None:
         return path, views.Frame()
-    view = views.refreshed(agent, path)
-    return path, view.frame() if view is not None else views.Frame()
+    view = views.refreshed(agent, path, sync=sync)
+    return path, view.frame() if view is not None else views.Frame(starts=views.file_starts(path, fmt.unit))
 
 
 def _stdin_frame(agent: Agent, stdin: bytes) -> Frame:
@@ -263,7 +264,7 @@ def _stdin_frame(agent: Agent, stdin: bytes) -> Frame:
     from entire_core import views
 
     fmt = agent.view_format()
-    return views.frame_of(stdin, fmt.unit, fmt.header_lines) if fmt is not None else views.Frame()
+    return views.frame_of(stdin, fmt.unit) if fmt is not None else views.Frame()
 
 
 def _subagents_dir(agent: Agent, flags: Flags) -> str:
@@ -318,9 +319,13 @@ def reassemble_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:
 
 
 def get_transcript_position(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
-    """The current end of the transcript; 0 when the file does not exist."""
+    """The current end of the transcript (lines of a view, as it stands); 0 when the file does not exist.
+
+    A view is not brought up to date here: at TurnStart the position must lie before the new prompt.
+    The CLI's commit paths call ``prepare-transcript`` or ``extract-modified-files`` first, which do.
+    """
     assert isinstance(agent, TranscriptAnalyzer)
-    path, frame = _viewed(agent, flags, "path")
+    path, frame = _viewed(agent, flags, "path", sync=False)
     return {"position": int(frame.position(agent.get_transcript_position(path)))}
 
 

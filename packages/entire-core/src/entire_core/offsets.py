@@ -240,6 +240,32 @@ def reverse_lines(path: str, block: int = 1 << 16) -> Iterator[bytes]:
             yield carry[:-1] if carry.endswith(b"\r") else carry
 
 
+def line_start(data: bytes, lines: int) -> int:
+    """The byte at which line ``lines`` (0-based) of ``data`` starts; the length of ``data`` past its end.
+
+    For agents whose positions are line counts reading bytes (``calculate-tokens``' stdin).
+    """
+    position = 0
+    for _ in range(max(0, lines)):
+        newline = data.find(b"\n", position)
+        if newline < 0:
+            return len(data)
+        position = newline + 1
+    return position
+
+
+def lines_from(path: str, start: int) -> tuple[list[bytes], int]:
+    """The complete lines of ``path`` from line ``start`` on (without newlines), and how many it has in all."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return [], 0
+    lines = data.split(b"\n")
+    lines.pop()  # what follows the last newline: not a complete line
+    return [line.removesuffix(b"\r") for line in lines[max(0, start) :]], len(lines)
+
+
 def count_lines(path: str) -> tuple[int, int]:
     """How many complete lines ``path`` has, and the byte offset just after the last of them.
 

@@ -1,35 +1,54 @@
-"""Bounded transcript views: what the Entire CLI sees of a session, whatever the size of the agent's file.
+"""Bounded transcript views (v2): what the Entire CLI sees of a session, whatever the size of the agent's file.
 
 The CLI refuses any answer over 10 MiB, and ``read-transcript`` must print the whole transcript, so a
 session past that size would get no checkpoint ever again. Instead of the agent's native file the CLI
-is handed a *view*: a file in the agent's own format, kept beside the plugin's other state (outside
-the repository), that never grows past a budget (``ENTIRE_VIEW_BUDGET``, 8 MiB by default).
+is handed a *view*: a file kept beside the plugin's other state (outside the repository) that never
+grows past a budget (``ENTIRE_VIEW_BUDGET``, 8 MiB by default).
 
-- The view is brought up to date incrementally: each call reads only the native bytes written since
-  the last one. The native file is only ever read.
-- A record larger than the per-record budget (``ENTIRE_VIEW_RECORD_BUDGET``) is shortened as it is
-  copied, by the agent, with a visible marker that says what was cut.
-- At a turn boundary, a view holding more than half its budget is *re-based*: what earlier
-  checkpoints already stored is replaced by the agent's own snapshot of the conversation's effective
-  history (Codex's ``compacted`` record, Gemini's ``$set.messages`` checkpoint). Within a turn the
-  view only grows, so a position taken at TurnStart still holds at TurnEnd. A turn too large for the
-  budget on its own has its largest records shortened, largest first.
+Positions are lines, as the CLI counts them (split on ``\\n``, trailing blank lines dropped): every
+position we answer and every ``--offset`` we take is a line index of the view. The CLI stores such a
+count as ``checkpoint_transcript_start`` and slices the view by it itself.
 
-Positions stay monotonic across re-bases. A view's header (the snapshot records) ends with a *tag*,
-``entire-view:v1:<base>:<crc>``, that the agent writes into the last header record; ``base`` is the
-position at which the header's body starts. A view position is ``base + (local - head)``, where
-``head`` is the header's length and ``local`` the agent's own position in the view file (bytes or
-lines, the agent's unit). The tag travels with the bytes, so the bytes on ``calculate-tokens``' stdin
-and a view restored by ``write-session`` on another machine carry their own frame. A file without a
-tag has ``base = head = 0``: positions are the agent's own.
+- One view line per native line, appended incrementally: each call reads only the native bytes
+  written since the last one. The native file is only ever read.
+- A *native* view (``ViewFormat.wrap = False``, e.g. Codex rollouts, which the CLI's compactor
+  reads) copies the agent's lines as they are. A *wrapped* view (``wrap = True``) is for formats the
+  CLI's compactor cannot read: each native line becomes one generic-JSONL line
+  ``{"type":"user"|"assistant"|"native","timestamp":...,"message":{"role":...,"content":[blocks]},
+  "native":<the native JSON value>}`` (``"native_text"`` for a line that is not JSON or would not
+  re-serialise to the same bytes, ``"native_b64"`` for bytes that are not UTF-8). ``unwrap`` gives the
+  native line back; ``native_bytes`` the agent's whole file (``write-session``).
+- A record larger than the per-record budget is shortened as it is copied, by the agent, with a
+  visible marker that says what was cut.
+- At a turn boundary, a view holding more than half its budget is *re-based*, keeping line numbers:
+  its first K lines are replaced by a header of exactly K lines,
+  ``[the first line][blank padding][{"type":"entire_view","v":2,"body":K}][snapshot records]``,
+  where the snapshot is the agent's own restatement of what came before (Codex's ``compacted``
+  record, Gemini's ``$set.messages``). Line N stays line N. A re-base never cuts below the
+  ``checkpoint_transcript_start`` the CLI stored for the session while what follows it fits the budget.
+- An offset inside the header means the body's start; one past the end means the end (or, for a
+  view upgraded from v1 while a turn was in progress, that turn's first line: ``resume``).
 
-An agent supplies a ``ViewFormat``: how to write its snapshot and how to shorten a record. Core does
-the rest: location, locking, the incremental copy, budgets, re-base scheduling and positions.
+How an agent declares its format (``Agent.view_format`` returns an instance)::
+
+    class MyView(views.ViewFormat):
+        wrap = True                                   # generic JSONL around my native lines
+        def record(self, value):                      # one parsed native JSON line
+            if value.get("type") == "user":
+                return "user", [{"type": "text", "text": value["text"]}], value.get("ts")
+            return "native", [], value.get("ts")      # or None: the same
+        def snapshot(self, path, end, limit): ...     # native records restating path[:end]
+        def shorten(self, record, limit): ...         # a native record cut to about limit bytes
+
+Blocks are ``{"type":"text","text"}``, ``{"type":"tool_use","id","name","input"}`` and
+``{"type":"tool_result","tool_use_id","content"}``; an assistant record may carry ``id`` and
+``usage`` through ``message_extra``. Parsers read the view with ``native_lines`` (or ``unwrap`` a
+line), so they see the agent's own records. ``snapshot`` always receives a file of native lines.
 
 Crash safety: the view's metadata (``.meta/<key>.json``) is the commit point. An append that was not
 committed is cut off again; a rewritten view is prepared as ``<view>.next``, the metadata names it,
-and only then is it renamed into place, so a process killed anywhere leaves a view that the next
-call repairs. Concurrent hooks are serialised by ``.meta/<key>.lock``.
+and only then is it renamed into place. Concurrent hooks are serialised by ``.meta/<key>.lock``.
+A view written by v1 (byte positions, a tag in its header) is rebuilt on first touch.
 """
 
 from __future__ import annotations
@@ -40,7 +59,7 @@ from entire_core import offsets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
     from typing import Any, ClassVar
 
     from entire_core.agent import Agent as ViewOwner
@@ -75,30 +94,49 @@ SHRINK_TO = 2 << 10
 """What a record is shortened to when a turn alone does not fit the budget."""
 KEEP_SECONDS = 14 * 24 * 3600
 """Views untouched this long belong to sessions long over and are removed."""
+VERSION = 2
+MARKER_PREFIX = b'{"type":"entire_view","v":2,"body":'
+"""How the header's marker line starts; it follows the padding and precedes the snapshot records."""
 TAG_PREFIX = b"entire-view:v1:"
-TAG_LINES = 8
-"""The tag is looked for in the first lines only: a header is a few records long."""
+"""What v1 headers carried (read only to recognise a v1 view)."""
 _BLOCK = 1 << 20
 _FLUSH = 4 << 20
 BYTES, LINES = "bytes", "lines"
+USER, ASSISTANT, NATIVE = "user", "assistant", "native"
 
 
 class ViewFormat:
-    """What an agent tells core about its transcript format: a snapshot and a way to shorten."""
+    """What an agent tells core about its transcript format: a mapping (wrapped), a snapshot, a way to shorten."""
 
-    unit: ClassVar[str] = BYTES
-    """The agent's position unit: ``"bytes"`` (offsets after a complete line) or ``"lines"``."""
+    unit: ClassVar[str] = LINES
+    """The unit of the agent's own parsers' offsets; positions on the wire are always lines.
+    ``"bytes"`` (offsets after a complete line) is translated for agents that still count bytes."""
+    wrap: ClassVar[bool] = False
+    """Wrap each native line in generic JSONL (formats the CLI's compactor cannot read)."""
+    snapshot_keep_first: ClassVar[int] = 0
+    """When a header has less room than the snapshot has records, how many of its first records (after
+    the session's first line) stay; the rest of the room goes to its last records."""
     json_records: ClassVar[bool] = True
     """Records are JSON (one per line): a record too large to parse has its long strings cut as it is read."""
-    header_lines: ClassVar[int] = TAG_LINES
-    """How many records a snapshot may have: the tag is looked for in that many first lines."""
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
-        """Header records (complete lines without their newline) restating ``path[:end]``.
+    def record(self, value: Any) -> tuple[str, list[dict[str, Any]], str | None] | None:
+        """For a wrapped format: one parsed native line as ``(type, blocks, timestamp)``.
 
-        The first record must be the file's own first line (its session header). ``tag`` must appear,
-        verbatim and once, in the last record. The records together should stay under ``limit``
-        bytes: shorten what they restate if needed. ``end`` is a byte offset at a line start.
+        ``type`` is ``"user"`` (a prompt: its text blocks; or tool results), ``"assistant"`` (text and
+        tool_use blocks) or ``"native"`` (anything else: the compactor skips it). None means native.
+        """
+        return None
+
+    def message_extra(self, value: Any) -> dict[str, Any]:
+        """Extra keys of a wrapped line's ``message`` (``id``, ``usage``) for an assistant record."""
+        return {}
+
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
+        """Native records (complete lines without their newline) restating ``path[:end]``.
+
+        The first record must be the file's own first line (its session header). The records
+        together should stay under ``limit`` bytes: shorten what they restate if needed. ``end`` is
+        a byte offset at a line start. Core keeps the last records when the header has less room.
         """
         raise NotImplementedError
 
@@ -161,73 +199,295 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# -- frames: from view positions to the agent's own, and back -------------------------------------------
+# -- wrapping: native lines in generic JSONL, and back ----------------------------------------------------
+
+
+def _dumps(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
+    """One native line (without its newline) as one generic-JSONL line that carries it losslessly.
+
+    ``kind="native"`` forces a record the compactor skips (snapshot records restate older turns).
+    """
+    import json
+
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        import base64
+
+        return _dumps({"type": NATIVE, "native_b64": base64.b64encode(line).decode("ascii")}).encode()
+    value: Any = None
+    parsed = False
+    if text.strip():
+        try:
+            value = json.loads(text)
+            parsed = True
+        except (ValueError, RecursionError):
+            parsed = False
+    mapped = fmt.record(value) if parsed else None
+    out: dict[str, Any] = {"type": NATIVE}
+    if mapped is not None:
+        mtype, blocks, stamp = mapped
+        if kind is None and mtype in (USER, ASSISTANT) and blocks:
+            out["type"] = mtype
+        if stamp:
+            out["timestamp"] = stamp
+        if out["type"] != NATIVE:
+            message: dict[str, Any] = {"role": mtype, "content": blocks}
+            if mtype == ASSISTANT:
+                message.update(fmt.message_extra(value))
+            out["message"] = message
+    try:
+        same = parsed and _dumps(value) == text
+    except (ValueError, RecursionError):
+        same = False
+    if same:
+        out["native"] = value
+    else:
+        out["native_text"] = text
+    return _dumps(out).encode("utf-8", "surrogatepass")
+
+
+def unwrap(line: bytes) -> bytes | None:
+    """The native line a wrapped view line carries; None for header padding and the marker.
+
+    A line that is not a wrapped record is returned as it is (a native view's own lines).
+    """
+    stripped = line.strip()
+    if not stripped or stripped.startswith(MARKER_PREFIX):
+        return None
+    if b'"native' not in line:
+        return line
+    import json
+
+    from entire_core.jsonvalues import obj
+
+    try:
+        parsed: object = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    value = obj(parsed)
+    if not value:
+        return line
+    if "native" in value:
+        return _dumps(value["native"]).encode("utf-8", "surrogatepass")
+    if isinstance(value.get("native_text"), str):
+        return str(value["native_text"]).encode("utf-8", "surrogatepass")
+    if isinstance(value.get("native_b64"), str):
+        import base64
+        import binascii
+
+        try:
+            return base64.b64decode(str(value["native_b64"]), validate=True)
+        except (ValueError, binascii.Error):
+            return line
+    return line
+
+
+def native_lines(lines: Iterator[bytes] | list[bytes], wrapped: bool) -> Iterator[bytes]:
+    """The agent's own lines in view lines: unwrapped (wrapped views), header padding and marker skipped."""
+    for line in lines:
+        if wrapped:
+            native = unwrap(line)
+            if native is not None:
+                yield native
+        elif line.strip() and not line.startswith(MARKER_PREFIX):
+            yield line
+
+
+def native_bytes(data: bytes, wrapped: bool) -> bytes:
+    """The agent's own file restored from view bytes (``write-session``): header padding and marker dropped."""
+    if not data or (wrapped and not data.startswith(b'{"type":"')):
+        return data  # not a wrapped view (a mirror of a file the format does not view): as it is
+    lines = data.split(b"\n")
+    tail = lines.pop()  # what follows the last newline (b"" for a complete view)
+    body = head_lines_of(data)
+    out: list[bytes] = []
+    for i, line in enumerate(lines):
+        if wrapped:
+            native = unwrap(line)
+            if native is not None:
+                out.append(native + b"\n")
+        elif i == 0 or i >= body or (line.strip() and not line.startswith(MARKER_PREFIX)):
+            out.append(line + b"\n")
+    if tail:
+        out.append(unwrap(tail) or b"" if wrapped else tail)
+    return b"".join(out)
+
+
+# -- frames: the body's start, the end, and offsets clamped to them ------------------------------------------
+
+
+def marker(body: int, resume: int | None = None) -> bytes:
+    """The header's marker line: the body starts at line ``body``."""
+    extra = b"" if resume is None else b',"resume":%d' % resume
+    return MARKER_PREFIX + b"%d%s}" % (body, extra)
+
+
+def _marker_values(line: bytes) -> tuple[int, int | None] | None:
+    if not line.startswith(MARKER_PREFIX):
+        return None
+    import json
+
+    from entire_core.jsonvalues import obj
+
+    try:
+        value = obj(json.loads(line))
+    except (ValueError, RecursionError):
+        return None
+    body = value.get("body")
+    if not isinstance(body, int) or body < 2:
+        return None
+    resume = value.get("resume")
+    return body, resume if isinstance(resume, int) else None
 
 
 class Frame:
-    """Where a view's body starts: its ``base`` position and its header length (bytes and units)."""
+    """A view's body start (line), its end (lines, as the CLI counts them) and where old offsets resume.
 
-    __slots__ = ("base", "head_bytes", "head_units")
+    For agents whose parsers count bytes (``unit = "bytes"``) it also translates lines to bytes.
+    """
 
-    def __init__(self, base: int = 0, head_bytes: int = 0, head_units: int = 0) -> None:
-        self.base = base
-        self.head_bytes = head_bytes
-        self.head_units = head_units
+    __slots__ = ("body", "end", "resume", "starts")
 
-    def local(self, position: int) -> int:
-        """The agent's own position in the view file for a view position (an older one: the body's start)."""
-        if position <= self.base:
-            return self.head_units
-        return self.head_units + (position - self.base)
+    def __init__(
+        self, body: int = 0, end: int | None = None, resume: int | None = None, starts: Any = None
+    ) -> None:
+        self.body = body
+        self.end = end
+        self.resume = resume
+        self.starts = starts
+        """A function of a line index to the byte it starts at, and its inverse (``_Starts``)."""
+
+    def line(self, offset: int) -> int:
+        """The line an ``--offset`` means: one inside the header is the body's start, one past the end the end."""
+        if offset < self.body:
+            return self.body
+        if self.end is not None and offset > self.end:
+            return (
+                self.resume if self.resume is not None and self.body <= self.resume <= self.end else self.end
+            )
+        return offset
+
+    def local(self, offset: int) -> int:
+        """The agent's own position for an ``--offset`` (a line, or its byte for a bytes agent)."""
+        line = self.line(offset)
+        return self.starts.byte_of(line) if self.starts is not None else line
 
     def position(self, local: int) -> int:
-        """The view position of the agent's own position ``local``."""
-        return self.base + max(0, local - self.head_units)
+        """The line position of the agent's own position ``local``."""
+        return self.starts.line_of(local) if self.starts is not None else local
+
+    @property
+    def head_bytes(self) -> int:
+        """The byte at which the body starts (known for the frames of a bytes agent; else 0)."""
+        return self.starts.byte_of(self.body) if self.starts is not None and self.body else 0
+
+
+class _Starts:
+    """Line starts of view bytes (or a view file), for agents whose parsers count bytes."""
+
+    __slots__ = ("data", "path")
+
+    def __init__(self, data: bytes | None = None, path: str | None = None) -> None:
+        self.data = data
+        self.path = path
+
+    def _bytes(self) -> bytes:
+        if self.data is None:
+            try:
+                with open(self.path or "", "rb") as f:
+                    self.data = f.read()
+            except OSError:
+                self.data = b""
+        return self.data
+
+    def byte_of(self, line: int) -> int:
+        data = self._bytes()
+        position = 0
+        for _ in range(line):
+            newline = data.find(b"\n", position)
+            if newline < 0:
+                return position
+            position = newline + 1
+        return position
+
+    def line_of(self, byte: int) -> int:
+        return self._bytes().count(b"\n", 0, byte)
 
 
 def make_tag(base: int, first_line: bytes) -> str:
-    """The tag a header ends with: its base position, tied to the file's first line by a checksum."""
+    """A v1 header tag (for formats written against v1, which still put one in their snapshot)."""
     import zlib
 
     return f"{TAG_PREFIX.decode()}{base}:{zlib.crc32(first_line) & 0xFFFFFFFF:08x}"
 
 
-def frame_of(data: bytes, unit: str, lines: int = TAG_LINES) -> Frame:
-    """The frame of view bytes (the stdin of ``calculate-tokens``); no tag means no header.
+def snapshot_of(fmt: ViewFormat, path: str, end: int, limit: int) -> list[bytes]:
+    """``fmt.snapshot(path, end, limit)``; a v1 format's ``(path, end, tag, limit)`` gets a v1 tag."""
+    snapshot: Any = fmt.snapshot
+    if getattr(snapshot, "__code__", None) is not None and snapshot.__code__.co_argcount == 5:
+        with open(path, "rb") as f:
+            first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
+        return snapshot(path, end, make_tag(0, first), limit)
+    return fmt.snapshot(path, end, limit)
 
-    The tag is looked for in the first ``lines`` lines (the format's ``header_lines``).
-    """
-    if TAG_PREFIX not in data:
-        return Frame()
-    import zlib
 
+def host_lines(data: bytes) -> int:
+    """How many lines the CLI counts in ``data``: split on ``\\n``, trailing blank lines dropped."""
+    parts = data.split(b"\n")
+    while parts and not parts[-1].strip(b"\r"):
+        parts.pop()
+    return len(parts)
+
+
+def head_lines_of(data: bytes) -> int:
+    """Where the body of view bytes starts (0 without a header): read from the marker after the padding."""
     first_end = data.find(b"\n")
-    first = data if first_end < 0 else data[:first_end]
-    position = 0
-    for _ in range(lines):
-        end = data.find(b"\n", position)
-        if end < 0:
-            return Frame()
-        line = data[position:end]
-        at = line.find(TAG_PREFIX)
-        if at >= 0:
-            base, _, check = line[at + len(TAG_PREFIX) : at + len(TAG_PREFIX) + 29].partition(b":")
-            if base.isdigit() and check[:8] == b"%08x" % (zlib.crc32(first.removesuffix(b"\r")) & 0xFFFFFFFF):
-                head = end + 1
-                units = head if unit == BYTES else data.count(b"\n", 0, head)
-                return Frame(int(base), head, units)
-        position = end + 1
-    return Frame()
+    if first_end < 0:
+        return 0
+    position = first_end + 1
+    while position < len(data) and data[position : position + 1] in (b"\n", b"\r"):
+        position = data.find(b"\n", position) + 1 or len(data)
+    end = data.find(b"\n", position)
+    values = _marker_values(data[position : len(data) if end < 0 else end].rstrip(b"\r"))
+    return values[0] if values is not None else 0
 
 
-def frame_of_file(path: str, unit: str, lines: int = TAG_LINES) -> Frame:
-    """The frame of a view file, reading only its first ``lines`` lines."""
+def frame_of(data: bytes, unit: str = LINES, lines: int = 0) -> Frame:
+    """The frame of view bytes (the stdin of ``calculate-tokens``); no marker means no header (and no end:
+    an offset past it is the agent's to read). ``lines`` is ignored (v1 looked for a tag in that many first lines).
+    """
+    body = head_lines_of(data)
+    resume = None
+    if body:
+        at = data.find(MARKER_PREFIX)
+        end = data.find(b"\n", at)
+        values = _marker_values(data[at : len(data) if end < 0 else end].rstrip(b"\r"))
+        resume = values[1] if values is not None else None
+    # Bytes without a header are the agent's own file: its own reading of a stale offset applies.
+    end = host_lines(data) if body else None
+    return Frame(body, end, resume, _Starts(data=data) if unit == BYTES else None)
+
+
+def file_starts(path: str, unit: str) -> _Starts | None:
+    """Line starts of a file for a bytes agent (None for a lines one): its offsets are lines on the wire."""
+    return _Starts(path=path) if unit == BYTES else None
+
+
+def frame_of_file(path: str, unit: str = LINES) -> Frame:
+    """The frame of a view file."""
     try:
         with open(path, "rb") as f:
-            head = [f.readline() for _ in range(lines)]
+            data = f.read()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return Frame()
-    return frame_of(b"".join(head), unit, lines)
+    return frame_of(data, unit)
 
 
 # -- where views live -----------------------------------------------------------------------------------
@@ -265,10 +525,13 @@ class View:
         self.path = path
         directory, name = os.path.split(path)
         key = name[: -len(agent.session_file_suffix)] if name.endswith(agent.session_file_suffix) else name
+        self.key = key
         self.meta_path = os.path.join(directory, ".meta", key + ".json")
         self.next_path = path + ".next"
         self.budget = Budget(agent.env)
         self.meta: dict[str, Any] = {}
+        self.legacy: dict[str, Any] = {}
+        """The metadata of a v1 view, until it is rebuilt."""
         self._lock: Any = None
 
     @classmethod
@@ -301,7 +564,10 @@ class View:
                 meta = jsonvalues.obj(_json.loads(f.read()))
         except (OSError, ValueError):
             return {}
-        return meta if meta.get("v") == 1 else {}
+        if meta.get("v") == 1:
+            self.legacy = meta
+            return {}
+        return meta if meta.get("v") == VERSION else {}
 
     def _save(self, *, durable: bool = False) -> None:
         """Commit the metadata. Appends need not survive a power loss: the next call copies them again
@@ -310,27 +576,71 @@ class View:
 
         from entire_core import _json, fsutil
 
-        self.meta["v"] = 1
+        self.meta["v"] = VERSION
         self.meta["touched"] = int(time.time())
         fsutil.atomic_write(self.meta_path, _json.dumps_state(self.meta).encode("utf-8"), durable=durable)
 
     @property
     def exists(self) -> bool:
-        return bool(self.meta)
+        return bool(self.meta) or bool(self.legacy)
 
     @property
     def native(self) -> str:
-        return str(self.meta.get("native") or "")
+        return str(self.meta.get("native") or self.legacy.get("native") or "")
 
     def frame(self) -> Frame:
         m = self.meta
         if not m:
-            return frame_of_file(self.path, self.fmt.unit, self.fmt.header_lines)
-        return Frame(int(m["base"]), int(m["head_bytes"]), int(m["head_units"]))
+            return frame_of_file(self.path, self.fmt.unit)
+        resume = m.get("resume")
+        return Frame(
+            int(m.get("head_lines", 0)),
+            self.lines(),
+            int(resume) if isinstance(resume, int) else None,
+            _Starts(path=self.path) if self.fmt.unit == BYTES else None,
+        )
+
+    def lines(self) -> int:
+        """The view's length in lines, as the CLI counts them (a view ending in blank lines: without them)."""
+        lines = int(self.meta.get("view_lines", 0))
+        size = int(self.meta.get("view_size", 0))
+        if lines and size:
+            try:
+                with open(self.path, "rb") as f:
+                    f.seek(max(0, size - 2))
+                    tail = f.read(2)
+            except OSError:
+                return lines
+            if tail in (b"\n\n", b"\n") or (tail.endswith(b"\r\n") and size <= 2):
+                with open(self.path, "rb") as f:
+                    return host_lines(f.read(size))
+        return lines
 
     def end(self) -> int:
-        """The view position of the view's end."""
-        return self.frame().position(int(self.meta.get("view_units", 0)))
+        """The view position of the view's end (its line count)."""
+        return self.lines()
+
+    # -- the CLI's own record of the session ---------------------------------------------------------------
+
+    def host_start(self) -> int | None:
+        """The ``checkpoint_transcript_start`` the CLI stored for this session, when it is about this view."""
+        from entire_core import _json, jsonvalues
+
+        common = _git_common_dir(self.agent.repo_root)
+        if common is None:
+            return None
+        try:
+            with open(os.path.join(common, "entire-sessions", self.key + ".json"), "rb") as f:
+                state = jsonvalues.obj(_json.loads(f.read(1 << 20)))
+        except (OSError, ValueError):
+            return None
+        recorded = state.get("transcript_path")
+        if not isinstance(recorded, str) or not recorded:
+            return None
+        if os.path.normcase(os.path.abspath(recorded)) != os.path.normcase(os.path.abspath(self.path)):
+            return None
+        start = state.get("checkpoint_transcript_start", 0)
+        return start if isinstance(start, int) and start >= 0 else None
 
     # -- keeping the view consistent -------------------------------------------------------------------
 
@@ -369,16 +679,23 @@ class View:
         ``commit=False`` leaves an append's commit (``_save``) to the caller's next step, which must save.
         """
         m = self.meta
+        if self.legacy:
+            if native is None:
+                native, start = str(self.legacy.get("native") or ""), int(self.legacy.get("native_start", 0))
+            if native:
+                self._upgrade(os.path.abspath(native), start, upto)
+            return
         if native is None:
             if not m or not m.get("follow", True):
                 return
             native, start = self.native, int(m["native_start"])
         native = os.path.abspath(native)
         if m and not self._recover():
-            self._rebuild(native, start, upto, reason="repair")
+            self.meta = {}  # the same file, the view lost: line N is native line N again
+            self._rebuild(native, start, upto)
             return
         if not m or m.get("native") != native or int(m.get("native_start", 0)) != start:
-            self._rebuild(native, start, upto, reason="new")
+            self._rebuild(native, start, upto, new=True)
             return
         try:
             st = os.stat(native)
@@ -393,7 +710,7 @@ class View:
         mark = m.get("native_mark")
         same = st.st_size >= consumed and mark == _mark(native, start, consumed, crc=_is_crc_mark(mark))
         if not same:
-            self._rebuild(native, start, upto, reason="replaced")
+            self._rebuild(native, start, upto)
             return
         end = offsets.complete_end(native) if upto is None else min(upto, st.st_size)
         if (
@@ -424,15 +741,31 @@ class View:
         stamp = [st.st_dev, st.st_ino, len(data), zlib.crc32(data)]  # pyright: ignore[reportOptionalMemberAccess]
         if m.get("mirror") and m.get("native_id") == stamp:
             return
-        m.update(mirror=True, native_id=stamp, native_end=len(data), base=0, head_bytes=0, head_units=0)
-        self._write_whole(data, len(data) if self.fmt.unit == BYTES else data.count(b"\n"))
+        m.update(mirror=True, native_id=stamp, native_end=len(data), head_lines=0, head_bytes=0)
+        self._write_whole(data, host_lines(data))
 
-    def _rebuild(self, native: str, start: int, upto: int | None, *, reason: str) -> None:
-        """Make the view anew from ``native``: a snapshot of what no longer fits, then the recent tail.
+    def _upgrade(self, native: str, start: int, upto: int | None) -> None:
+        """A v1 view: rebuild it as v2, keeping a turn in progress (offsets the CLI took in v1 resume there)."""
+        legacy = self.legacy
+        self.legacy = {}
+        turn_native: int | None = None
+        turn = int(legacy.get("turn", -1)) if isinstance(legacy.get("turn"), int) else -1
+        if turn >= 0 and legacy.get("native") == native and not legacy.get("mirror"):
+            turn_native = _legacy_turn_start(self.path, turn, legacy, native, start)
+        self._rebuild(native, start, upto, new=True, resume_at=turn_native if turn_native is not None else -1)
 
-        Positions go on from where the old view ended, so the CLI's stored positions stay comparable.
+    def _rebuild(
+        self, native: str, start: int, upto: int | None, *, new: bool = False, resume_at: int | None = None
+    ) -> None:
+        """Make the view anew from ``native``: a header restating what no longer fits, then the recent tail.
+
+        Line N of the view is line N of the native file's session (shifted past the old view's end when
+        one is replaced). ``resume_at`` (a v1 upgrade): the
+        native byte where a turn in progress starts (-1: none), where offsets past the end resume.
         """
-        old_end = self.end() if self.meta else 0
+        # A view made anew after another (the agent replaced its file) starts its body no earlier than
+        # where the old one ended: a line the CLI stored for the old view never points into the new body.
+        floor = self.lines() if self.meta else 0
         m: dict[str, Any] = {"native": native, "native_start": start, "follow": upto is None, "turn": -1}
         self.meta = m
         st: os.stat_result | None
@@ -449,49 +782,95 @@ class View:
         cut = start
         if end - start > self.budget.total // REBASE_AT:
             cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
-        opening = _first_line(native, start) if st is not None and (cut > start or old_end > 0) else None
+        if resume_at is not None and resume_at >= 0 and end - resume_at <= self.budget.total:
+            cut = min(cut, resume_at)  # the turn in progress stays whole
+        lines_before = _lines_between(native, start, cut) if cut > start else 0
+        stored = self.host_start()
+        if stored is not None and stored < lines_before:
+            at = _byte_of_line(native, start, stored)
+            if end - at + self._snapshot_room() <= self.budget.total:
+                cut, lines_before = at, stored
         header: list[bytes] = []
-        base = 0
+        opening = _first_line(native, start) if st is not None and floor > lines_before else None
         if opening is not None:
-            # The header restates the session's first line: the body starts after it (and its \r\n).
-            first = opening[:-1].removesuffix(b"\r")
             cut = max(cut, start + len(opening))
-            # Any base at least the native position at the cut keeps positions growing from the
-            # agent's own (a line count never exceeds the byte offset): no need to count lines.
-            base = max(old_end, cut - start)
-            header = self._snapshot(native, cut, base, first)
+            lines_before = max(_lines_between(native, start, cut), floor)
+        if lines_before >= 2 and st is not None:
+            first = (_first_line(native, start) or b"\n")[:-1].removesuffix(b"\r")
+            records = self._snapshot(native, start, cut, first)
+            header = self._header(lines_before, first, records, wrapped_first=False)
         else:
             cut = start
         head = b"".join(line + b"\n" for line in header)
-        head_units = len(head) if self.fmt.unit == BYTES else len(header)
-        m.update(base=base, head_bytes=len(head), head_units=head_units, native_end=cut)
-        self._write_whole(head, head_units)
+        m.update(head_lines=len(header), head_bytes=len(head), native_end=cut)
+        self._write_whole(head, len(header))
         if end > cut:
             self._append(native, cut, end)
+        m["native_end"] = max(int(m["native_end"]), cut)
         m["native_mark"] = _mark(native, start, int(m["native_end"]))
+        if resume_at is not None:
+            if resume_at >= 0:
+                resume = len(header) + _lines_between(native, cut, max(cut, resume_at))
+                m["turn"] = _byte_of_line(self.path, 0, resume)
+            else:
+                resume = self.lines()
+            m["resume"] = resume
+            if header:
+                self._set_resume(resume)
         self._fit()
         self._save()
-        if reason == "new":
+        if new:
             self._sweep()
 
-    def _snapshot(self, path: str, end: int, base: int, first: bytes) -> list[bytes]:
-        tag = make_tag(base, first)
-        header = self.fmt.snapshot(path, end, tag, self.budget.total // SNAPSHOT_SHARE)
-        if (
-            not header
-            or header[0] != first
-            or tag.encode() not in header[-1]
-            or len(header) > self.fmt.header_lines
-        ):
+    def _snapshot_room(self) -> int:
+        return self.budget.total // SNAPSHOT_SHARE
+
+    def _set_resume(self, resume: int) -> None:
+        """Write ``resume`` into the header's marker (so the bytes on stdin carry it too)."""
+        with open(self.path, "rb") as f:
+            data = f.read()
+        body = head_lines_of(data)
+        at = data.find(MARKER_PREFIX)
+        stop = data.find(b"\n", at)
+        new = data[:at] + marker(body, resume) + data[stop:]
+        self._write_whole(new, self.lines())
+
+    def _snapshot(self, path: str, start: int, end: int, first: bytes) -> list[bytes]:
+        """The agent's snapshot records (native lines) restating ``path[start:end]``, its first line dropped."""
+        if start:
+            # The agent's snapshot reads a file that starts with the session: hand it one.
+            scratch = self.path + ".native"
+            _copy_range(path, start, end, scratch)
+            try:
+                return self._snapshot(scratch, 0, end - start, first)
+            finally:
+                from entire_core import fsutil
+
+                fsutil.remove_file(scratch)
+        records = snapshot_of(self.fmt, path, end, self.budget.total // SNAPSHOT_SHARE)
+        if not records or records[0].removesuffix(b"\r") != first.removesuffix(b"\r"):
             from entire_core.errors import AgentError
 
-            raise AgentError(
-                f"{self.agent.name}: the view snapshot does not start with the session header and end with"
-                f" its tag within {self.fmt.header_lines} records"
-            )
-        return header
+            raise AgentError(f"{self.agent.name}: the view snapshot does not start with the session header")
+        return records[1:]
 
-    def _write_whole(self, data: bytes, units: int) -> None:
+    def _header(self, lines: int, first: bytes, records: list[bytes], *, wrapped_first: bool) -> list[bytes]:
+        """Exactly ``lines`` header lines: the first line, padding, the marker, the last snapshot records that fit."""
+        room = lines - 2
+        if room <= 0:
+            kept: list[bytes] = []
+        elif room < len(records):  # the format's leading records that must stay, then the newest ones
+            lead = min(self.fmt.snapshot_keep_first, room - 1)
+            kept = records[:lead] + records[len(records) - (room - lead) :]
+        else:
+            kept = records
+        if self.fmt.wrap:
+            if not wrapped_first:
+                first = wrap(self.fmt, first, kind=NATIVE)
+            kept = [wrap(self.fmt, r, kind=NATIVE) for r in kept]
+        return [first] + [b""] * (room - len(kept)) + [marker(lines)] + kept
+
+    def _write_whole(self, data: bytes, lines: int) -> None:
         """Replace the view with ``data`` through ``<view>.next``, committing through the metadata."""
         from entire_core import fsutil
 
@@ -506,12 +885,31 @@ class View:
             st = os.fstat(fd)
         finally:
             os.close(fd)
-        self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_units=units)
+        self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines)
         self._save(durable=True)
         os.replace(self.next_path, self.path)
 
+    def _line_for_view(self, line: bytes, limit: int) -> bytes:
+        """A native line as the view holds it: shortened past ``limit``, wrapped for a wrapped format.
+
+        A wrapped line restates the text it maps next to the native record: the native record is cut
+        to half the limit when the wrapped line would be over it.
+        """
+        if len(line) > limit:
+            short = self.fmt.shorten(line.removesuffix(b"\r"), limit)
+            if short is not None and len(short) < len(line):
+                line = short
+        if not self.fmt.wrap:
+            return line
+        wrapped = wrap(self.fmt, line)
+        if len(wrapped) > limit and len(line) > limit // 2:
+            short = self.fmt.shorten(line.removesuffix(b"\r"), limit // 2)
+            if short is not None and len(short) < len(line):
+                wrapped = wrap(self.fmt, short)
+        return wrapped
+
     def _append(self, native: str, begin: int, end: int) -> None:
-        """Copy native lines ``[begin, end)`` to the view, shortening oversized records, in bounded memory.
+        """Copy native lines ``[begin, end)`` to the view, one view line each, in bounded memory.
 
         Every full ``_FLUSH`` of records is committed as it is written; the last, short one is left
         for the caller to commit with the rest of its update (until then the next call cuts it off).
@@ -530,7 +928,7 @@ class View:
                 f.writelines(pending)
                 f.truncate()
             m["view_size"] = int(m["view_size"]) + size
-            m["view_units"] = int(m["view_units"]) + lines if self.fmt.unit == LINES else m["view_size"]
+            m["view_lines"] = int(m["view_lines"]) + lines
             # What a commit from here on says was read: without it the next call takes the file for another.
             m["native_mark"] = _mark(native, int(m["native_start"]), int(m["native_end"]))
             pending.clear()
@@ -547,10 +945,7 @@ class View:
             return StringCutter(keep) if self.fmt.json_records else TextCutter(keep)
 
         for line, stop in offsets.lines_between(native, begin, end, huge=HUGE_RECORD, cutter=cutter):
-            if len(line) > record_limit:
-                short = self.fmt.shorten(line.removesuffix(b"\r"), record_limit)
-                if short is not None and len(short) < len(line):
-                    line = short
+            line = self._line_for_view(line, record_limit)
             pending += (line, b"\n")
             size += len(line) + 1
             lines += 1
@@ -589,27 +984,56 @@ class View:
                 self.path, max(int(m["head_bytes"]), int(m["view_size"]) - self.budget.total // REBASE_AT)
             )
             if cut > int(m["head_bytes"]):
-                self._rebase(cut)
+                self._rebase(cut, forced=True)
 
-    def _rebase(self, cut: int) -> None:
-        """Replace the view's bytes before ``cut`` (a line start) with the agent's snapshot of them."""
+    def _rebase(self, cut: int, *, forced: bool = False) -> None:
+        """Replace the view's lines before ``cut`` (a line start) with a header of as many lines.
+
+        Never below the CLI's stored ``checkpoint_transcript_start`` while what follows it fits the budget.
+        """
         m = self.meta
-        frame = self.frame()
+        size = int(m["view_size"])
+        lines = _lines_between(self.path, 0, cut)
+        stored = self.host_start()
+        if stored is not None and stored < lines and not forced:
+            at = _byte_of_line(self.path, 0, stored)
+            # What the view would hold: the lines after the stored start and a header before them.
+            head = int(m["head_bytes"]) if stored <= int(m.get("head_lines", 0)) else self._snapshot_room()
+            if size - at + head <= self.budget.total:
+                cut, lines = at, stored
+        if lines < 2 or lines <= int(m.get("head_lines", 0)):
+            return
         with open(self.path, "rb") as f:
             first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
-        local = cut if self.fmt.unit == BYTES else _units_between(self.path, 0, cut, LINES)
-        base = frame.position(local)
-        header = self._snapshot(self.path, cut, base, first)
+        if self.fmt.wrap:
+            scratch = self.path + ".native"
+            with open(scratch, "wb") as out:
+                for line, _ in offsets.lines_between(self.path, 0, cut):
+                    native = unwrap(line)
+                    if native is not None:
+                        out.write(native + b"\n")
+            try:
+                native_first = unwrap(first) or b""
+                records = self._snapshot(scratch, 0, os.path.getsize(scratch), native_first)
+            finally:
+                from entire_core import fsutil
+
+                fsutil.remove_file(scratch)
+        else:
+            records = self._snapshot(self.path, 0, cut, first)
+        header = self._header(lines, first, records, wrapped_first=True)
         head = b"".join(line + b"\n" for line in header)
         with open(self.path, "rb") as f:
             f.seek(cut)
             body = f.read()
-        head_units = len(head) if self.fmt.unit == BYTES else len(header)
-        body_units = len(body) if self.fmt.unit == BYTES else body.count(b"\n")
         turn = int(m.get("turn", -1))
-        m.update(base=base, head_bytes=len(head), head_units=head_units)
+        resume = m.get("resume")
+        m.update(head_lines=len(header), head_bytes=len(head))
         m["turn"] = len(head) + (turn - cut) if turn >= cut else -1
-        self._write_whole(head + body, head_units + body_units)
+        data = head + body
+        if isinstance(resume, int) and resume < lines:
+            m.pop("resume", None)
+        self._write_whole(data, lines + body.count(b"\n"))
 
     def _shrink(self) -> None:
         """Shorten the largest records after the turn's start (or the header), largest first, until the view fits."""
@@ -624,15 +1048,23 @@ class View:
         for i in order:
             if over <= 0 or len(lines[i]) <= SHRINK_TO:
                 break
-            short = self.fmt.shorten(lines[i], SHRINK_TO)
+            short = self._shorten_view_line(lines[i], SHRINK_TO)
             if short is not None and len(short) < len(lines[i]):
                 over -= len(lines[i]) - len(short)
                 lines[i] = short
         body = b"\n".join([*lines, trailing])
         new = data[:start] + body
         if len(new) < len(data):
-            units = len(new) if self.fmt.unit == BYTES else int(m["view_units"])
-            self._write_whole(new, units)
+            self._write_whole(new, self.lines())
+
+    def _shorten_view_line(self, line: bytes, limit: int) -> bytes | None:
+        if not self.fmt.wrap:
+            return self.fmt.shorten(line, limit)
+        native = unwrap(line)
+        if native is None:
+            return None
+        short = self.fmt.shorten(native, limit // 2)  # the wrapped line restates what it maps
+        return None if short is None else wrap(self.fmt, short)
 
     # -- maintenance ------------------------------------------------------------------------------------
 
@@ -662,29 +1094,84 @@ class View:
             except OSError:
                 continue
 
-    def adopt(self, native: str, data: bytes) -> None:
-        """After ``write-session``: the view holds ``data``, which was just written to ``native`` too."""
-        frame = frame_of(data, self.fmt.unit, self.fmt.header_lines)
-        end = len(data)
+    def adopt(self, native: str, data: bytes, *, native_end: int | None = None) -> None:
+        """After ``write-session``: the view holds ``data``; ``native`` was just written from it (``native_bytes``).
+
+        ``native_end``: where in ``native`` what ``data`` holds ends, when more follows (the next sync copies it).
+        """
         try:
             st = os.stat(native)
             native_id: list[int] | None = [st.st_dev, st.st_ino]
+            native_size = st.st_size if native_end is None else min(native_end, st.st_size)
         except FileNotFoundError:
             native_id = None
-        units = end if self.fmt.unit == BYTES else data.count(b"\n")
+            native_size = 0
+        head = head_lines_of(data)
+        self.legacy = {}
         self.meta = {
             # Bytes that do not end a line cannot be followed: the agent's next record would join them.
             "native": os.path.abspath(native), "native_id": native_id, "native_start": 0,
             "follow": data.endswith(b"\n") or not data,
-            "native_end": end, "turn": -1,
-            "base": frame.base, "head_bytes": frame.head_bytes, "head_units": frame.head_units,
+            "native_end": native_size, "turn": -1,
+            "head_lines": head, "head_bytes": _byte_of_line_data(data, head),
         }  # fmt: skip
-        self.meta["native_mark"] = _mark(native, 0, end)
+        self.meta["native_mark"] = _mark(native, 0, native_size)
         if native_id is not None and not self.fmt.accepts(native):
             import zlib
 
             self.meta.update(mirror=True, native_id=[*native_id, len(data), zlib.crc32(data)])
-        self._write_whole(data, units)
+        self._write_whole(data, host_lines(data))
+
+
+def _git_common_dir(repo_root: str) -> str | None:
+    """The repository's git common directory, read from ``.git`` without running git."""
+    dot_git = os.path.join(repo_root, ".git")
+    if os.path.isdir(dot_git):
+        return dot_git
+    try:
+        with open(dot_git, encoding="utf-8") as f:
+            pointer = f.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not pointer.startswith("gitdir:"):
+        return None
+    gitdir = os.path.join(repo_root, pointer[len("gitdir:") :].strip())
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
+            return os.path.normpath(os.path.join(gitdir, f.read(4096).strip()))
+    except (OSError, UnicodeDecodeError):
+        return gitdir
+
+
+def _legacy_turn_start(view: str, turn: int, legacy: dict[str, Any], native: str, start: int) -> int | None:
+    """Where in ``native`` the v1 view's turn in progress (its byte ``turn``) starts: that record's line."""
+    line = _first_line(view, turn)
+    if line is None:
+        return None
+    consumed = int(legacy.get("native_end", 0))
+    found: int | None = None
+    position = start
+    for native_line, stop in offsets.lines_between(native, start, consumed):
+        if native_line + b"\n" == line:
+            found = position
+        position = stop
+    if found is None:
+        # Prompts are never cut, so the line is there unless the file changed: the turn's byte
+        # distance from the end is kept (records after it may have been shortened, so this is late).
+        found = offsets.complete_end(native, max(start, consumed - (int(legacy.get("view_size", 0)) - turn)))
+    return found
+
+
+def _copy_range(path: str, begin: int, end: int, target: str) -> None:
+    with open(path, "rb") as src, open(target, "wb") as out:
+        src.seek(begin)
+        remaining = end - begin
+        while remaining > 0:
+            block = src.read(min(_BLOCK, remaining))
+            if not block:
+                break
+            out.write(block)
+            remaining -= len(block)
 
 
 # -- reading native files ---------------------------------------------------------------------------------
@@ -727,9 +1214,8 @@ def _is_crc_mark(mark: object) -> bool:
     return isinstance(mark, str) and len(mark.rpartition(":")[2]) == 8
 
 
-def _units_between(path: str, begin: int, end: int, unit: str) -> int:
-    if unit == BYTES:
-        return end - begin
+def _lines_between(path: str, begin: int, end: int) -> int:
+    """How many newlines ``path`` has in ``[begin, end)``."""
     count = 0
     with open(path, "rb") as f:
         f.seek(begin)
@@ -741,6 +1227,36 @@ def _units_between(path: str, begin: int, end: int, unit: str) -> int:
             remaining -= len(block)
             count += block.count(b"\n")
     return count
+
+
+def _byte_of_line(path: str, begin: int, line: int) -> int:
+    """The byte at which line ``line`` (counted from ``begin``) starts; the end when there are fewer lines."""
+    position = begin
+    if line <= 0:
+        return position
+    with open(path, "rb") as f:
+        f.seek(begin)
+        while block := f.read(_BLOCK):
+            found = block.count(b"\n")
+            if found < line:
+                line -= found
+                position += len(block)
+                continue
+            at = -1
+            for _ in range(line):
+                at = block.find(b"\n", at + 1)
+            return position + at + 1
+    return position
+
+
+def _byte_of_line_data(data: bytes, line: int) -> int:
+    position = 0
+    for _ in range(line):
+        newline = data.find(b"\n", position)
+        if newline < 0:
+            return len(data)
+        position = newline + 1
+    return position
 
 
 def _first_line(path: str, start: int) -> bytes | None:
@@ -774,14 +1290,18 @@ def attach(
         return view.path
 
 
-def refreshed(agent: ViewOwner, path: str) -> View | None:
-    """For a subcommand given a view path: the view, brought up to date (None for any other path)."""
+def refreshed(agent: ViewOwner, path: str, *, sync: bool = True) -> View | None:
+    """For a subcommand given a view path: the view, brought up to date (None for any other path).
+
+    ``sync=False`` (``get-transcript-position``) answers the view as it stands: a v1 view is still
+    rebuilt, but nothing the agent wrote since the last hook is taken in.
+    """
     fmt = agent.view_format()
     if fmt is None or not is_view_path(agent, path):
         return None
     view = View(agent, fmt, path)
     with view:
-        if view.exists:
+        if view.exists and (sync or view.legacy):
             view.sync()
     return view
 
@@ -792,7 +1312,7 @@ def native_of(agent: ViewOwner, path: str) -> str:
     if fmt is None or not is_view_path(agent, path):
         return path
     view = View(agent, fmt, path)
-    meta = view._load()  # pyright: ignore[reportPrivateUsage]
+    meta = view._load() or view.legacy  # pyright: ignore[reportPrivateUsage]
     return str(meta.get("native") or path)
 
 

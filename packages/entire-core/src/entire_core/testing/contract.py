@@ -593,8 +593,9 @@ class AgentContract:
         assert os.path.dirname(file) == directory and "s-1" in os.path.basename(file)
 
     def test_view_snapshots_and_cuts_keep_the_format(self, env: Env) -> None:
-        """On every recorded transcript: a snapshot starts with its first line and ends with its tag,
-        the bytes after it carry their frame, and a shortened record is shorter and still a record."""
+        """On every recorded transcript: a snapshot starts with the file's first line and is made of
+        records, a header keeps the line count and names the body's start, and a shortened record is
+        shorter and still a record."""
         _, fmt = self._view_format(env)
         cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
         if not cases:
@@ -603,13 +604,8 @@ class AgentContract:
             data = case.path.read_bytes()
             first = data.split(b"\n", 1)[0].removesuffix(b"\r")
             middle = data.find(b"\n", len(data) // 2) + 1 or len(data)
-            tag = views.make_tag(123456, first)
-            header = fmt.snapshot(str(case.path), middle, tag, 1 << 20)
-            assert header[0] == first and tag.encode() in header[-1], case
-            assert len(header) <= fmt.header_lines
-            view = b"".join(line + b"\n" for line in header) + data[middle:]
-            frame = views.frame_of(view, fmt.unit, fmt.header_lines)
-            assert frame.base == 123456 and frame.head_bytes == len(view) - len(data) + middle, case
+            header = views.snapshot_of(fmt, str(case.path), middle, 1 << 20)
+            assert header[0].removesuffix(b"\r") == first, case
             if fmt.json_records:
                 assert all(json.loads(line) is not None for line in header), case
             for line in data.splitlines():
@@ -618,6 +614,70 @@ class AgentContract:
                     assert short is None or len(short) < len(line), case
                     if short is not None and fmt.json_records:
                         json.loads(short)
+
+    def test_views_compact_as_the_cli_does_with_positions_it_counts(self, env: Env) -> None:
+        """On every recorded transcript, grown turn by turn through a view small enough to be re-based:
+        the position we answer is the CLI's own line count of the view; a line the CLI counted keeps
+        its record; and the CLI's compactor (``entire_core.testing.compactor``) reads, from each
+        turn's start, that turn's prompts as our own parser does, and the last reply."""
+        from entire_core.testing import compactor
+        from entire_core.types import EventType
+
+        _, fmt = self._view_format(env)
+        self._require("transcript_analyzer")
+        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
+        if not cases:
+            pytest.skip("no recorded transcripts the view format accepts")
+        checked = 0
+        for number, case in enumerate(cases):
+            data = case.path.read_bytes()
+            if not fmt.wrap and compactor.detect(data) != "codex":
+                pytest.skip(
+                    f"{self.agent_cls.name}: the CLI cannot compact this format and the view does not wrap it"
+                )
+            budget = max(views.MIN_BUDGET, len(data) // 3)
+            sandbox = Sandbox(
+                env.sandbox.root / f"compact-{number}", extra_env={views.BUDGET_ENV: str(budget)}
+            )
+            owner = self.agent_cls(env=sandbox.env, cwd=str(sandbox.repo))
+            run = Env(sandbox, InProcessRunner(self.agent_cls, sandbox))
+            native = sandbox.root / ("native-" + case.path.name)
+            native.write_bytes(b"")
+            lines = data.split(b"\n")[:-1]
+            step = max(1, len(lines) // 6)
+            counted: dict[int, bytes] = {}
+            session = f"c-{number}"
+            for at in range(0, len(lines), step):
+                view = views.attach(owner, session, str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
+                start = run.call("get-transcript-position", "--path", view)["position"]
+                assert start == compactor.host_line_count(Path(view).read_bytes()), case
+                with native.open("ab") as f:
+                    f.write(b"".join(line + b"\n" for line in lines[at : at + step]))
+                views.attach(owner, session, str(native), EventType.TURN_END)  # pyright: ignore[reportArgumentType]
+                run.call("prepare-transcript", "--session-ref", view)
+                seen = run.raw("read-transcript", "--session-ref", view).stdout
+                assert len(seen) <= max(budget, views.HARD_LIMIT), case
+                now = seen.split(b"\n")
+                body = views.head_lines_of(seen)
+                for line_number, line in counted.items():
+                    if line_number >= body:
+                        assert now[line_number] == line, f"{case}: line {line_number} moved"
+                counted.update({i: now[i] for i in range(max(body, 1), len(now) - 1)})
+                # The turn as the CLI compacts it from the start it stored, and as we read it.
+                entries = compactor.compact(seen, start)
+                prompts = run.call("extract-prompts", "--session-ref", view, "--offset", str(start))[
+                    "prompts"
+                ]
+                compacted = [e["text"] for e in entries if e["type"] == "user"]
+                assert [p.strip() for p in prompts] == [t.strip() for t in compacted], (case, start)
+                checked += len(prompts)
+                summary = run.call("extract-summary", "--session-ref", view)["summary"]
+                replies = [
+                    e["text"] for e in compactor.compact(seen, body) if e["type"] == "assistant" and e["text"]
+                ]
+                if summary and replies:
+                    assert replies[-1].strip() == summary.strip(), case
+        assert checked, "no prompt was read from any view: the check checked nothing"
 
     # -- analyzer -------------------------------------------------------------------------------------------
 

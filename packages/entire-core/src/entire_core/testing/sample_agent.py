@@ -242,7 +242,7 @@ class SampleView(ViewFormat):
 
     unit = BYTES
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         import json
 
         with open(path, "rb") as f:
@@ -261,7 +261,7 @@ class SampleView(ViewFormat):
                 history.append({"type": record["type"], "text": record.get("text", "")})
         while history and len(json.dumps(history)) > limit:
             history.pop(0)
-        return [first, json.dumps({"type": "snapshot", "history": history, "tag": tag}).encode()]
+        return [first, json.dumps({"type": "snapshot", "history": history}).encode()]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         from entire_core import views

@@ -1,0 +1,185 @@
+"""Views v2: line numbering kept across re-bases, the CLI's stored start respected, wrapped records that
+carry the native bytes losslessly, and views written by v1 rebuilt on first touch.
+
+Driven as the CLI drives a plugin (the dispatcher with the viewed sample agent), or through
+``entire_core.views`` with a small wrapped format where the wrapping itself is the point.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from entire_core import views
+from entire_core.types import EventType
+
+from .test_views import SESSION, Session, _env, _lines, _turn
+
+
+def _host_state(env: Any, view: str, start: int) -> None:
+    """The state file the CLI keeps for the session after a commit: its stored line count."""
+    directory = env.repo / ".git" / "entire-sessions"
+    directory.mkdir(parents=True, exist_ok=True)
+    state = {"session_id": SESSION, "transcript_path": view, "checkpoint_transcript_start": start}
+    (directory / f"{SESSION}.json").write_text(json.dumps(state))
+
+
+def test_a_re_base_keeps_every_line_where_the_cli_counted_it(tmp_path: Path) -> None:
+    env = _env(tmp_path, budget=8192)
+    session = Session(env)
+    seen: dict[int, bytes] = {}
+    for n in range(1, 30):
+        turn = session.turn(_turn(n, pad=700))
+        lines = turn["data"].split(b"\n")
+        body = views.frame_of(turn["data"]).body
+        for number, line in seen.items():
+            if number >= body:
+                assert lines[number] == line, "a line the CLI counted moved"
+        seen.update({i: lines[i] for i in range(max(body, 1), len(lines) - 1)})
+        assert views.host_lines(turn["data"]) == 1 + 3 * n
+    assert views.frame_of(turn["data"]).body > 3  # re-based, more than once
+
+
+def test_a_re_base_never_cuts_below_the_start_the_cli_stored(tmp_path: Path) -> None:
+    env = _env(tmp_path, budget=8192)
+    session = Session(env)
+    session.turn(_turn(1, pad=700))
+    stored = views.host_lines(Path(session.ref).read_bytes())  # the CLI's count after a commit
+    _host_state(env, session.ref, stored)
+    for n in range(2, 6):  # under the budget from there on: nothing after the stored start is cut
+        turn = session.turn(_turn(n, pad=700))
+        assert views.frame_of(turn["data"]).body <= stored
+        lines = turn["data"].split(b"\n")
+        assert json.loads(lines[stored]) == {"type": "user", "text": "prompt 2"}
+    assert len(turn["data"]) > 8192 // 2  # it would have been re-based without the stored start
+    # Once what follows the stored start no longer fits the budget, the view is bounded anyway.
+    for n in range(6, 20):
+        turn = session.turn(_turn(n, pad=700))
+        assert len(turn["data"]) <= 8192
+    assert views.frame_of(turn["data"]).body > stored
+    # A state file about another transcript is not this view's.
+    _host_state(env, str(tmp_path / "other.jsonl"), 0)
+    assert session.turn(_turn(20, pad=700))["prompts"] == ["prompt 20"]
+
+
+def test_a_v1_view_is_rebuilt_on_first_touch_keeping_the_turn_in_progress(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    session = Session(env)
+    session.turn(_turn(1))
+    # The view as v1 left it, mid-turn: byte positions, a turn mark at the prompt's byte.
+    with session.native.open("ab") as f:
+        f.write(_lines(_turn(2)[:1]))
+    data = session.native.read_bytes()
+    view, meta_path = Path(session.ref), Path(session.ref).parent / ".meta" / f"{SESSION}.json"
+    view.write_bytes(data)
+    turn_byte = data.index(b'{"type": "user", "text": "prompt 2"}')
+    st = view.stat()
+    meta_path.write_text(json.dumps({
+        "v": 1, "native": str(session.native), "native_start": 0, "native_end": len(data),
+        "native_id": [0, 0], "native_mark": "", "follow": True, "turn": turn_byte,
+        "base": 0, "head_bytes": 0, "head_units": 0, "view_id": [st.st_dev, st.st_ino],
+        "view_size": len(data), "view_units": len(data)}))  # fmt: skip
+    with session.native.open("ab") as f:
+        f.write(_lines(_turn(2)[1:]))
+    session.hook("stop")
+    # The CLI's offsets for this turn were v1 bytes: past the view's end, they resume at the turn.
+    prompts = env.call("extract-prompts", "--session-ref", session.ref, "--offset", str(turn_byte))
+    assert prompts["prompts"] == ["prompt 2"]
+    files = env.call("extract-modified-files", "--path", session.ref, "--offset", str(turn_byte))
+    assert files["files"] == ["f2.txt"] and files["current_position"] == 7
+    stored = env.raw("read-transcript", "--session-ref", session.ref).stdout
+    assert stored == session.native.read_bytes()
+    assert json.loads(meta_path.read_bytes())["v"] == 2
+    # Positions handed out from now on are lines, and the next turn is read from its own.
+    assert session.turn(_turn(3))["prompts"] == ["prompt 3"]
+
+
+class Wrapped(views.ViewFormat):
+    """A generic wrapping: ``{"who": "me"|"it", "say": ...}`` records become user and assistant turns."""
+
+    wrap = True
+
+    def record(self, value: Any) -> tuple[str, list[dict[str, Any]], str | None] | None:
+        if not isinstance(value, dict):
+            return None
+        kind = {"me": "user", "it": "assistant"}.get(str(value.get("who")), "native")
+        return kind, [{"type": "text", "text": str(value.get("say", ""))}], value.get("at")
+
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
+        with open(path, "rb") as f:
+            data = f.read(end)
+        first, *rest = data.split(b"\n")[:-1]
+        said = [json.loads(line).get("say") for line in rest if line.startswith(b'{"who"')]
+        return [first, json.dumps({"restated": said[-3:]}).encode()]
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        return None
+
+
+class Owner:
+    name = "wrapped"
+    session_file_suffix = ".jsonl"
+
+    def __init__(self, root: Path, budget: int = 0) -> None:
+        self.env = {"HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state")}
+        if budget:
+            self.env[views.BUDGET_ENV] = str(budget)
+        self.repo_root = str(root / "repo")
+        self.fmt = Wrapped()
+
+    def view_format(self) -> views.ViewFormat:
+        return self.fmt
+
+
+ODD = [
+    b'{"session":"w-1"}',
+    b'{"who":"me","say":"hello","at":"2026-01-01T00:00:00Z"}',
+    b'{"who": "it", "say": "spaced"}',  # JSON that does not re-serialise to the same bytes
+    b"",  # an empty line
+    b"not json at all",
+    b"\xff\xfe not utf-8",
+    b'{"who":"it","say":"crlf"}\r',
+    b'{"who":"it","say":"\xc3\xa9t\xc3\xa9 \\u2028","n":1.5e300}',
+    b"[1,2,3]",
+]
+
+
+def test_wrapped_lines_carry_the_native_bytes_and_the_compactor_s_shape(tmp_path: Path) -> None:
+    owner = Owner(tmp_path)
+    native = tmp_path / "native.jsonl"
+    native.write_bytes(b"\n".join(ODD) + b"\n")
+    path = views.attach(owner, "w-1", str(native), EventType.TURN_END)  # pyright: ignore[reportArgumentType]
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")[:-1]
+    assert len(lines) == len(ODD) == views.host_lines(data)  # one view line per native line, none blank
+    assert all(line.strip() for line in lines)
+    assert [views.unwrap(line) for line in lines] == ODD
+    assert views.native_bytes(data, wrapped=True) == native.read_bytes()
+    records = [json.loads(line) for line in lines]
+    assert [r["type"] for r in records] == ["native", "user", "assistant", "native", "native", "native",
+                                            "assistant", "assistant", "native"]  # fmt: skip
+    assert records[1]["message"] == {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+    assert records[1]["timestamp"] == "2026-01-01T00:00:00Z" and records[1]["native"]["say"] == "hello"
+    assert "native_text" in records[2] and "native_b64" in records[5] and "native_text" in records[6]
+
+
+def test_a_wrapped_view_re_bases_with_native_snapshot_records_and_keeps_its_lines(tmp_path: Path) -> None:
+    owner = Owner(tmp_path, budget=4096)
+    native = tmp_path / "native.jsonl"
+    native.write_bytes(b'{"session":"w-1"}\n')
+    for n in range(40):
+        with native.open("ab") as f:
+            f.write(json.dumps({"who": "me", "say": f"p{n}"}).encode() + b"\n")
+            f.write(json.dumps({"who": "it", "say": "x" * 150}).encode() + b"\n")
+        path = views.attach(owner, "w-1", str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")[:-1]
+    body = views.head_lines_of(data)
+    assert body > 2 and len(lines) == 1 + 80 and len(data) <= 4096
+    snapshot = json.loads(lines[body - 1])
+    restated = json.loads(views.unwrap(lines[body - 1]) or b"")["restated"]
+    assert snapshot["type"] == "native" and "message" not in snapshot and restated[-1] == "x" * 150
+    assert [views.unwrap(line) for line in lines[body:]] == native.read_bytes().split(b"\n")[body:-1]
+    restored = views.native_bytes(data, wrapped=True)
+    assert restored.startswith(b'{"session":"w-1"}\n{"restated"') and b'"p39"' in restored
