@@ -62,7 +62,8 @@ class AiderView(views.ViewFormat):
         self.start = start
         """Where the session begins in ``native`` (a view's session begins at 0)."""
 
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:
+    # The v1 signature (with the tag Aider writes into its snapshot), which core still calls it with.
+    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:  # pyright: ignore[reportIncompatibleMethodOverride]
         begin = self.start if self.native and os.path.abspath(path) == self.native else 0
         first, *rest = Snapshot(limit).build(path, begin, end, tag)
         # Views v2 put a marker line after the first one: a session header still follows a blank line.

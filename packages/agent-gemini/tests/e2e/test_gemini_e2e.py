@@ -58,7 +58,9 @@ CALL = {
     "api_call_count": 1,
 }
 """One scripted model call by Entire's formula: 100 prompt - 40 cached, 10 + 3 thoughts out."""
-VIEW_BUDGET = 20480
+VIEW_BUDGET = 32768
+"""Small enough that the session is re-based mid-session; large enough for one scripted turn wrapped as
+generic JSONL (each line restates its prompt or reply beside the native record, about twice the bytes)."""
 """A small view budget: the CLI's view of the session of turns 1-2 is re-based at turn 2's start (before
 it is restored), and the compression turn's at its start. Each turn must still fit in it whole: a turn's
 file writes and prompts are never cut."""

@@ -648,12 +648,12 @@ class AgentContract:
             counted: dict[int, bytes] = {}
             session = f"c-{number}"
             for at in range(0, len(lines), step):
-                view = views.attach(owner, session, str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
+                view = views.attach(owner, session, str(native), EventType.TURN_START)
                 start = run.call("get-transcript-position", "--path", view)["position"]
                 assert start == compactor.host_line_count(Path(view).read_bytes()), case
                 with native.open("ab") as f:
                     f.write(b"".join(line + b"\n" for line in lines[at : at + step]))
-                views.attach(owner, session, str(native), EventType.TURN_END)  # pyright: ignore[reportArgumentType]
+                views.attach(owner, session, str(native), EventType.TURN_END)
                 run.call("prepare-transcript", "--session-ref", view)
                 seen = run.raw("read-transcript", "--session-ref", view).stdout
                 assert len(seen) <= max(budget, views.HARD_LIMIT), case
