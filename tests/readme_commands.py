@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENTS = ("aider", "google-gemini", "openai-codex")
+AGENTS = ("aider", "google-gemini", "openai-codex", "qwen-code")
 _COMMENT = re.compile(r"\s{2,}#.*$")
 
 

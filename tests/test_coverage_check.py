@@ -15,6 +15,7 @@ PACKAGES = {
     "entire_agent_openai_codex": "packages/agent-codex/src",
     "entire_agent_google_gemini": "packages/agent-gemini/src",
     "entire_sim": "tools/entire-sim/src",
+    "entire_agent_qwen_code": "packages/agent-qwen-code/src",
 }
 
 

@@ -45,7 +45,7 @@ from first_day import (
 )
 from readme_commands import AGENTS, shown
 
-PACKAGE_DIR = {"aider": "agent-aider", "google-gemini": "agent-gemini", "openai-codex": "agent-codex"}
+PACKAGE_DIR = {"aider": "agent-aider", "google-gemini": "agent-gemini", "openai-codex": "agent-codex", "qwen-code": "agent-qwen-code"}
 
 REPO_FILES = {
     **USER_REPO_FILES,
@@ -73,7 +73,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
 
     # The README's first step: the demo, with the runtime packages only.
     out = sh(shown("uv run --no-dev entire-sim demo"), cwd=clone, env=env)
-    assert "3 agent(s) replayed, 0 protocol violation(s)" in out
+    assert "4 agent(s) replayed, 0 protocol violation(s)" in out
 
     # Each agent installed from the checkout, into its own environment, linked into the user's bin.
     tools, user_bin = tmp_path / "tools", tmp_path / "user-bin"
@@ -171,7 +171,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
 
 
 def _first_hook(agent: str) -> str:
-    return {"aider": "turn-end", "google-gemini": "after-agent", "openai-codex": "stop"}[agent]
+    return {"aider": "turn-end", "google-gemini": "after-agent", "openai-codex": "stop", "qwen-code": "stop"}[agent]
 
 
 def _files(root: Path) -> list[Path]:

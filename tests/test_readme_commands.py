@@ -36,6 +36,10 @@ RUN_BY: dict[str, str] = {
     "uv tool install --compile-bytecode --find-links dist entire-agent-<name>": WALKTHROUGH,
     "entire enable --agent <name>": WALKTHROUGH,
     "entire disable --uninstall --force": WALKTHROUGH,
+    "entire disable --uninstall": (
+        "tests/test_readme_entire_commands.py (without a terminal the host refuses it and asks for --force)"
+    ),
+    "ENTIRE_BIN=/path/to/entire make host": "make host: every test marked host (they skip in CI, which has no host)",
     "entire-agent-openai-codex trust --remove": WALKTHROUGH,
     "uv tool uninstall entire-agent-<name>": WALKTHROUGH,
     "uv tool install --compile-bytecode entire-agent-aider": WALKTHROUGH,
@@ -127,7 +131,11 @@ def test_make_check_is_test_and_e2e_and_they_split_the_suite() -> None:
     }
     assert {"lint", "typecheck", "test", "e2e"} <= set(rules["check"][0])
     test_recipe, e2e_recipe = rules["test"][1], rules["e2e"][1]
-    assert '-m "not e2e"' in test_recipe and "-n auto" in test_recipe and "coverage_check.py" in test_recipe
+    assert (
+        '-m "not e2e and not host"' in test_recipe
+        and "-n auto" in test_recipe
+        and "coverage_check.py" in test_recipe
+    )
     assert "pytest -m e2e" in e2e_recipe
 
 

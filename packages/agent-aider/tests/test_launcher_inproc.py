@@ -158,7 +158,13 @@ def test_an_interpreter_without_aider_runs_the_aider_executable(
     fake.chmod(0o755)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path / "no-entire-here"))
-    assert launcher.run(AiderAgent(), ["--aider", str(fake), "--", "--chat-history-file", "talk.md"]) == 0
+    assert (
+        launcher.run(
+            AiderAgent(),
+            AiderAgent.commands["run"].parse(["--aider", str(fake), "--", "--chat-history-file", "talk.md"]),
+        )
+        == 0
+    )
     ran = json.loads(seen.read_text())
     # This interpreter has no aider package: the bootstrap hands over to the executable, unwrapped.
     assert ran == {"argv": ["--chat-history-file", "talk.md"], "inproc": None, "session": ran["session"]}

@@ -276,9 +276,11 @@ def test_sync_brings_the_launched_sessions_view_to_the_end_of_the_history(tmp_pa
     view = Path(repo.agent.resolve_session_file(repo.agent.get_session_dir(str(tmp_path)), "aider-run-1"))
     assert view.stat().st_size == 0  # TurnStart's view ends before the prompt
     argv = ["--history", str(repo.history), "--session", "aider-run-1"]
-    assert events.sync(repo.agent, [*argv[:3], "aider-run-other"]) == 0
+    assert (
+        events.sync(repo.agent, type(repo.agent).commands["sync"].parse([*argv[:3], "aider-run-other"])) == 0
+    )
     assert view.stat().st_size == 0  # another session's sync leaves this view alone
-    assert events.sync(repo.agent, argv) == 0
+    assert events.sync(repo.agent, type(repo.agent).commands["sync"].parse(argv)) == 0
     assert view.read_bytes() == repo.data[: repo.data.rindex(b"\n") + 1]  # every complete line, no further
     assert repo.drain(**launcher, turn_over=True) == [(3, "", view.stat().st_size)]
 

@@ -203,9 +203,10 @@ def __getattr__(name: str) -> object:
 
 
 def _dumps(value: object) -> str:
-    import json
+    # Core's own writer: a hook path never imports json (and with it re, enum, functools).
+    from entire_core import _json
 
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _json.dumps_state(value)
 
 
 def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
@@ -213,7 +214,7 @@ def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
 
     ``kind="native"`` forces a record the compactor skips (snapshot records restate older turns).
     """
-    import json
+    from entire_core import _json
 
     try:
         text = line.decode("utf-8")
@@ -225,7 +226,7 @@ def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
     parsed = False
     if text.strip():
         try:
-            value = json.loads(text)
+            value = _json.loads(text)
             parsed = True
         except (ValueError, RecursionError):
             parsed = False
@@ -263,12 +264,11 @@ def unwrap(line: bytes) -> bytes | None:
         return None
     if b'"native' not in line:
         return line
-    import json
-
+    from entire_core import _json
     from entire_core.jsonvalues import obj
 
     try:
-        parsed: object = json.loads(line)
+        parsed: object = _json.loads(line)
     except (ValueError, RecursionError):
         return line
     value = obj(parsed)
@@ -332,12 +332,11 @@ def marker(body: int, resume: int | None = None) -> bytes:
 def _marker_values(line: bytes) -> tuple[int, int | None] | None:
     if not line.startswith(MARKER_PREFIX):
         return None
-    import json
-
+    from entire_core import _json
     from entire_core.jsonvalues import obj
 
     try:
-        value = obj(json.loads(line))
+        value = obj(_json.loads(line))
     except (ValueError, RecursionError):
         return None
     body = value.get("body")
