@@ -45,7 +45,12 @@ from first_day import (
 )
 from readme_commands import AGENTS, shown
 
-PACKAGE_DIR = {"aider": "agent-aider", "google-gemini": "agent-gemini", "openai-codex": "agent-codex", "qwen-code": "agent-qwen-code"}
+PACKAGE_DIR = {
+    "aider": "agent-aider",
+    "google-gemini": "agent-gemini",
+    "openai-codex": "agent-codex",
+    "qwen-code": "agent-qwen-code",
+}
 
 REPO_FILES = {
     **USER_REPO_FILES,
@@ -171,7 +176,9 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
 
 
 def _first_hook(agent: str) -> str:
-    return {"aider": "turn-end", "google-gemini": "after-agent", "openai-codex": "stop", "qwen-code": "stop"}[agent]
+    return {"aider": "turn-end", "google-gemini": "after-agent", "openai-codex": "stop", "qwen-code": "stop"}[
+        agent
+    ]
 
 
 def _files(root: Path) -> list[Path]:
