@@ -294,39 +294,3 @@ def shim(tmp_path_factory: pytest.TempPathFactory) -> World:
 
 def test_the_shim_runs_every_readme_command_as_the_host_does(shim: World) -> None:
     check_all(shim)
-
-
-@pytest.mark.host
-def test_the_host_resumes_a_branchs_session_as_the_readmes_say(host: World) -> None:
-    """``entire session resume <branch>``: checks the branch out, keeps a log that is there, ``--force`` writes it."""
-    repo = host.fresh("resume")
-    git = {"cwd": repo, "env": host.env, "check": True, "capture_output": True}
-    (repo / ".gitignore").write_text(".aider*\n", encoding="utf-8")
-    assert host.run("entire enable --agent aider", repo).returncode == 0
-    subprocess.run(["git", "add", "-A"], **git)
-    subprocess.run(["git", "commit", "-q", "-m", "entire on"], **git)
-    subprocess.run(["git", "checkout", "-q", "-b", "feature"], **git)
-    (repo / ".aider.chat.history.md").write_text(
-        "\n# aider chat started at 2026-01-01 10:00:00\n\n#### Add a hello.txt file  \n\nCreating hello.txt.\n\n"
-        "> Tokens: 1.2k sent, 40 received.  \n> Applied edit to hello.txt  \n",
-        encoding="utf-8",
-    )
-    (repo / "hello.txt").write_text("hello\n", encoding="utf-8")
-    # What Aider runs after a reply, from a shell in the repository as Aider does (notify reads its parent).
-    notified = subprocess.run(["sh", "-c", "entire-agent-aider notify; exit $?"], cwd=repo, env=host.env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
-    assert notified.returncode == 0, notified.stderr
-    subprocess.run(["git", "add", "hello.txt"], **git)
-    subprocess.run(["git", "commit", "-q", "-m", "hello"], **git)
-    subprocess.run(["git", "checkout", "-q", "main"], **git)
-    kept = host.run("entire session resume feature", repo)
-    assert kept.returncode == 0 and "Keeping existing local session log" in kept.stdout, kept
-    match = re.search(r"aider --chat-history-file (\S+) --restore-chat-history", kept.stdout)
-    assert match, kept.stdout
-    branch = subprocess.run(["git", "branch", "--show-current"], **git).stdout
-    assert branch == b"feature\n"
-    assert not (repo / match[1]).exists()  # what the Aider README warns of: nothing was written
-    subprocess.run(["git", "checkout", "-q", "main"], **git)
-    forced = host.run("entire session resume feature --force", repo)
-    assert forced.returncode == 0 and match[0] in forced.stdout, forced
-    assert "Add a hello.txt file" in (repo / match[1]).read_text(encoding="utf-8")

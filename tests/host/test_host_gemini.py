@@ -25,9 +25,7 @@ TRANSCRIPT_UNREADABLE = pytest.mark.xfail(
     reason="issue 25, point 2: the host's compactor cannot read Gemini 0.39+ JSONL chats: transcript.jsonl "
     "holds no prompt text and no reply",
 )
-KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {
-    ("transcript", label): TRANSCRIPT_UNREADABLE for label in LABELS
-}
+KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {}
 """(check, label) pairs that fail for a fault issue 25 names, with that reason."""
 
 
