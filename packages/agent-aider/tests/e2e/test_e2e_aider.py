@@ -121,11 +121,12 @@ def test_early_notification_does_not_end_the_turn(report: dict[str, Any]) -> Non
     assert [c["prompt_txt"] for c in checkpoints] == [
         PROMPTS[0], "\n\n---\n\n".join(PROMPTS[:2]), "\n\n---\n\n".join(PROMPTS)
     ]  # fmt: skip
-    # Each turn's transcript is the session's view so far, and a turn starts where the last one ended
-    # (the plain run's view is its slice; the launcher's is re-based, its positions only grow).
+    # Each turn's transcript is the session's view so far, and a turn starts at the line where the last
+    # one ended (positions are lines, as the Entire CLI counts them; the launcher's view is re-based, so
+    # its positions only grow).
     for one, two in itertools.pairwise(checkpoints):
         if one["session_id"] == two["session_id"] == checkpoints[-1]["session_id"]:
-            assert two["turn_offset"] == one["transcript_bytes"]
+            assert two["turn_offset"] == one["transcript_lines"]
         elif one["session_id"] == two["session_id"]:
             assert two["turn_offset"] >= one["turn_offset"]
 
@@ -162,8 +163,7 @@ def test_a_rebased_view_resumes_with_the_earlier_prompts(report: dict[str, Any])
     assert [c["prompt"] for c in launched] == report["long_prompts"]
     assert all(c["transcript_bytes"] <= report["view_budget"] for c in launched)
     offsets = [c["turn_offset"] for c in launched]
-    assert offsets == sorted(offsets)  # positions only grow across re-bases
-    assert launched[-1]["transcript_bytes"] < offsets[-1]  # ...and the view is smaller than the slice
+    assert offsets == sorted(offsets)  # positions (lines) only grow across re-bases
     assert all("/.entire/" not in c["session_ref"] for c in [*report["checkpoints"], *launched])
     stored = report["stored_launcher"]
     assert "> entire-view:v1:" in stored  # re-based: a snapshot restates the earlier turns

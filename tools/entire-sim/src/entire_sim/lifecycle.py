@@ -247,8 +247,8 @@ class HookRun:
             "time": now(), "prompt": turn_prompt or (PROMPT_SEPARATOR.join(extracted) if extracted else ""),
             "prompt_txt": prompt, "extracted_prompts": extracted, "files": changes,
             "transcript_files": files, "git_files": git_files, "dropped_files": dropped, "tokens": tokens,
-            "transcript_bytes": len(transcript), "transcript_sha256": hashlib.sha256(transcript).hexdigest(),
-            "turn_offset": offset, "token_offset": pre_offset, "session_ref": ref, "model": session["model"],
+            "transcript_bytes": len(transcript), "transcript_lines": count_lines(transcript),
+            "transcript_sha256": hashlib.sha256(transcript).hexdigest(), "turn_offset": offset, "token_offset": pre_offset, "session_ref": ref, "model": session["model"],
             "saved": bool(changes),
         }  # fmt: skip
         self.record["checkpoint"] = checkpoint
