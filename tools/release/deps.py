@@ -23,6 +23,10 @@ from workspace import normalize
 _DOTTED_TARGET = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?::\w*)?$")
 SEED = frozenset({"pip", "setuptools", "wheel"})
 """What ``python -m venv`` puts into every environment; not pulled in by any wheel."""
+RUN_ELSEWHERE = {"entire_agent_aider.bootstrap": ("Aider", frozenset({"aider"}))}
+"""Modules a wheel ships as scripts for another program's interpreter -> that program, and the top-level
+modules its environment provides. Such a module needs nothing from the wheel's environment; it may
+import the standard library and those modules only, never ours (they are not installed there)."""
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -75,6 +79,8 @@ class Reach:
     """Each of our modules reached -> the module that imported it first ("" for a root)."""
     external: dict[str, str] = field(default_factory=dict[str, str])
     """Each third-party top-level module imported -> the first of our modules that imports it."""
+    problems: list[str] = field(default_factory=list[str])
+    """Imports a module run by another program's interpreter (``RUN_ELSEWHERE``) cannot make there."""
 
 
 class ImportGraph:
@@ -106,6 +112,9 @@ class ImportGraph:
             reach.modules[module] = parent
             names, spelled = imports_of(self.sources[module], module, is_package=module in self.packages)
             names |= {s for s in spelled if s.split(".")[0] in self.owner}  # "config.toml" is a file name
+            if module in RUN_ELSEWHERE:
+                reach.problems += _foreign_problems(module, names, self.owner)
+                continue
             for name in sorted(names):
                 parts = name.split(".")
                 top = parts[0]
@@ -163,7 +172,7 @@ def judge(
     (``importlib.metadata.packages_distributions()`` of that environment).
     """
     needed: dict[str, str] = {}
-    problems: list[str] = []
+    problems: list[str] = list(reach.problems)
     queue: list[tuple[str, str]] = []
     for module, parent in reach.modules.items():
         dist = owner[module.split(".")[0]]
@@ -191,6 +200,16 @@ def judge(
             + (f" (pulled in by {', '.join(by)})" if by else "")
         )
     return Verdict(needed, problems)
+
+
+def _foreign_problems(module: str, names: Iterable[str], ours: Mapping[str, str]) -> list[str]:
+    program, provided = RUN_ELSEWHERE[module]
+    tops = sorted({name.split(".")[0] for name in names} - {"", "__future__"})
+    return [
+        f"{module} runs in {program}'s interpreter, which cannot import {top}"
+        for top in tops
+        if top in ours or (top not in provided and top not in sys.stdlib_module_names)
+    ]
 
 
 def _requirer(dist: Installed, name: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import deps
+import pytest
 from artifacts import Wheel, read_artifact
 from deps import ImportGraph, Installed, imports_of, judge
 
@@ -141,4 +143,34 @@ def test_an_import_nothing_installed_provides_is_reported(make_wheel: Callable[.
     assert verdict.problems == [
         "entire_core.testing.contract imports pytest, but no installed distribution provides it",
         "entire_agent_zed.hooks imports yaml, but no installed distribution provides it",
+    ]
+
+
+def test_a_script_for_another_interpreter_may_import_only_what_that_program_provides(
+    make_wheel: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(deps.RUN_ELSEWHERE, "entire_agent_zed.boot", ("Zed", frozenset({"zed"})))
+    core, agent = wheels(
+        make_wheel,
+        {
+            "entire_agent_zed/__init__.py": "",
+            "entire_agent_zed/__main__.py": "from entire_core.cli import run\n",
+            "entire_agent_zed/boot.py": (
+                "import json\n"
+                "def main():\n"
+                "    from zed.main import main\n"
+                "    import yaml\n"
+                "    from entire_agent_zed import hooks\n"
+            ),
+        },
+    )
+    graph = ImportGraph([core, agent])
+    reach = graph.reach(graph.modules_of("entire_agent_zed"))
+    assert "zed" not in reach.external  # Zed's environment provides it; ours need not
+    verdict = judge(
+        reach, graph.owner, installed(*BASE, ("entire-agent-zed", "0.1.0", ["entire-core"])), PROVIDERS
+    )
+    assert verdict.problems == [
+        "entire_agent_zed.boot runs in Zed's interpreter, which cannot import entire_agent_zed",
+        "entire_agent_zed.boot runs in Zed's interpreter, which cannot import yaml",
     ]
