@@ -47,7 +47,12 @@ def shown(command: str) -> str:
 
 def for_agent(command: str, agent: str) -> str:
     """A README command with ``<name>`` filled in for ``agent`` (``./packages/agent-<dir>`` too)."""
-    directory = {"aider": "aider", "google-gemini": "gemini", "openai-codex": "codex"}[agent]
+    directory = {
+        "aider": "aider",
+        "google-gemini": "gemini",
+        "openai-codex": "codex",
+        "qwen-code": "qwen-code",
+    }[agent]
     return (
         shown(command)
         .replace("./packages/agent-<name>", f"./packages/agent-{directory}")

