@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,13 +119,20 @@ def plugin_bin(work: Path) -> Path:
     env = clean_env()
     uv = shutil.which("uv") or "uv"
     dist = work / "dist"
+    # The third-party wheels pinned in uv.lock, as the release smoke test keeps them: an offline resolve
+    # from uv's cache alone fails on a machine whose cache never saw the registry's index pages.
+    house = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "release" / "smoke.py"), "--wheelhouse"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    if house.returncode != 0:
+        raise RuntimeError(f"the release wheelhouse is not there:\n{house.stderr}")
     steps = [[uv, "build", "--all-packages", "--no-sources", "--out-dir", str(dist), "-q"]]
     tools, bin_dir = work / "uv-tools", work / "uv-bin"
     env.update(UV_TOOL_DIR=str(tools), UV_TOOL_BIN_DIR=str(bin_dir))
+    local = ["--no-index", "--find-links", str(dist), "--find-links", house.stdout.strip()]
     for agent in NEWEST:
-        steps.append(
-            [uv, "tool", "install", "-q", "--no-sources", "--find-links", str(dist), f"entire-agent-{agent}"]
-        )
+        steps.append([uv, "tool", "install", "-q", "--no-sources", *local, f"entire-agent-{agent}"])
     for argv in steps:
         done = subprocess.run(
             argv, cwd=source, env=env, capture_output=True, text=True, timeout=600, check=False
