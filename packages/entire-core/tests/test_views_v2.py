@@ -183,3 +183,70 @@ def test_a_wrapped_view_re_bases_with_native_snapshot_records_and_keeps_its_line
     assert [views.unwrap(line) for line in lines[body:]] == native.read_bytes().split(b"\n")[body:-1]
     restored = views.native_bytes(data, wrapped=True)
     assert restored.startswith(b'{"session":"w-1"}\n{"restated"') and b'"p39"' in restored
+
+
+class Paragraphs(views.ViewFormat):
+    """A text format: ``Q: `` starts a question, ``A: `` an answer, either going on until a blank line.
+    A block is restated on the blank line that ends it, so the mapping needs the lines before it."""
+
+    wrap = True
+    json_records = False
+
+    def record(self, value: Any) -> tuple[str, list[dict[str, Any]], str | None] | None:
+        st = self.state if isinstance(self.state, dict) else {"kind": "", "lines": []}
+        line = str(value)
+        mapped = None
+        if not line.strip():
+            if st["kind"]:
+                mapped = (st["kind"], [{"type": "text", "text": "\n".join(st["lines"])}], None)
+            st = {"kind": "", "lines": []}
+        elif line.startswith(("Q: ", "A: ")) and not st["kind"]:
+            st = {"kind": "user" if line.startswith("Q") else "assistant", "lines": [line[3:]]}
+        elif st["kind"]:
+            st = {"kind": st["kind"], "lines": [*st["lines"], line]}
+        self.state = st
+        return mapped
+
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
+        with open(path, "rb") as f:
+            return [f.readline().rstrip(b"\n")]
+
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        return record[:limit] + b" [cut]" if not record.startswith((b"Q: ", b"A: ")) else None
+
+
+def test_a_text_format_is_read_line_by_line_across_calls_as_in_one(tmp_path: Path) -> None:
+    text = b"session one\n\nQ: two lines\nof question\n\nA: an answer\n" + b"z" * 9000 + b"\nand its end\n\n"
+    text += b"after\n"
+    native = tmp_path / "native.txt"
+    native.write_bytes(text)
+    whole = Owner(tmp_path / "a", budget=65536)
+    whole.fmt = Paragraphs()  # pyright: ignore[reportAttributeAccessIssue]
+    once = Path(views.attach(whole, "t-1", str(native), EventType.TURN_END)).read_bytes()  # pyright: ignore[reportArgumentType]
+    stepwise = Owner(tmp_path / "b", budget=65536)
+    stepwise.fmt = Paragraphs()  # pyright: ignore[reportAttributeAccessIssue]
+    grown = tmp_path / "grown.txt"
+    grown.write_bytes(b"")
+    # A call after every line: the state goes through the view's metadata.
+    for line in text.splitlines(keepends=True):
+        with grown.open("ab") as f:
+            f.write(line)
+        path = views.attach(stepwise, "t-1", str(grown), EventType.TURN_END)  # pyright: ignore[reportArgumentType]
+    assert Path(path).read_bytes() == once
+    records = [json.loads(line) for line in once.split(b"\n")[:-1]]
+    kinds = ["native"] * 4 + ["user"] + ["native"] * 3 + ["assistant", "native"]
+    assert [r["type"] for r in records] == kinds
+    assert records[4]["message"]["content"][0]["text"] == "two lines\nof question"
+    answer = records[8]["message"]["content"][0]["text"]
+    assert answer.startswith("an answer\nzzz") and answer.endswith("\nand its end")
+    # The long line was cut as it was copied (the record budget is 8 KiB here), its mapping read whole.
+    assert records[6]["native_text"].endswith(" [cut]") and len(records[6]["native_text"]) < 9000
+    assert views.native_bytes(once, wrapped=True).count(b"\n") == text.count(b"\n")
+    assert list(views.lines_as_native(once.split(b"\n")[:-1]))[4] == b""
+
+
+def test_rewrap_keeps_what_a_line_restates() -> None:
+    line = b'{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"native_text":"long"}'
+    again = json.loads(views.rewrap(line, b"lo"))
+    assert again["type"] == "assistant" and again["message"]["content"][0]["text"] == "x"
+    assert again["native_text"] == "lo" and views.unwrap(views.rewrap(line, b"\xff")) == b"\xff"

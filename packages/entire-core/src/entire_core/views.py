@@ -59,10 +59,13 @@ from entire_core import offsets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
     from typing import Any, ClassVar
 
     from entire_core.agent import Agent as ViewOwner
+
+    Mapped = tuple[str, list[dict[str, Any]], str | None]
+    """What ``ViewFormat.record`` answers: ``(type, blocks, timestamp)``."""
 
     # The tools a ViewFormat cuts with, re-exported (loaded on first use by ``__getattr__`` below).
     from entire_core.cutting import MARKER as MARKER
@@ -119,16 +122,25 @@ class ViewFormat:
     json_records: ClassVar[bool] = True
     """Records are JSON (one per line): a record too large to parse has its long strings cut as it is read."""
 
-    def record(self, value: Any) -> tuple[str, list[dict[str, Any]], str | None] | None:
-        """For a wrapped format: one parsed native line as ``(type, blocks, timestamp)``.
+    record_budget: int = DEFAULT_RECORD_BUDGET
+    """The view's per-record budget (set by the view): what a text format may restate on one line."""
+    state: Any = None
+    """A text format's reading state between lines (JSON-able): kept in the view's metadata, so
+    that the next call's first line is read as it follows the last one's."""
 
-        ``type`` is ``"user"`` (a prompt: its text blocks; or tool results), ``"assistant"`` (text and
-        tool_use blocks) or ``"native"`` (anything else: the compactor skips it). None means native.
+    def record(self, value: Any) -> Mapped | None:
+        """For a wrapped format: one native line as ``(type, blocks, timestamp)``.
+
+        ``value`` is the parsed JSON line, or for a text format (``json_records = False``) the line's
+        text, given in file order with ``state`` carried between them. ``type`` is ``"user"`` (a
+        prompt: its text blocks; or tool results), ``"assistant"`` (text and tool_use blocks) or
+        ``"native"`` (anything else: the compactor skips it). None means native.
         """
         return None
 
     def message_extra(self, value: Any) -> dict[str, Any]:
-        """Extra keys of a wrapped line's ``message`` (``id``, ``usage``) for an assistant record."""
+        """Extra keys of a wrapped line's ``message`` (``id``, ``usage``) for an assistant record
+        (``value`` as ``record`` was given it, just before)."""
         return {}
 
     def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
@@ -212,7 +224,8 @@ def _dumps(value: object) -> str:
 def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
     """One native line (without its newline) as one generic-JSONL line that carries it losslessly.
 
-    ``kind="native"`` forces a record the compactor skips (snapshot records restate older turns).
+    ``kind="native"`` forces a record the compactor skips (snapshot records restate older turns);
+    a text format's ``record`` is then not asked (it reads the lines it is given in order).
     """
     from entire_core import _json
 
@@ -222,6 +235,9 @@ def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
         import base64
 
         return _dumps({"type": NATIVE, "native_b64": base64.b64encode(line).decode("ascii")}).encode()
+    if not fmt.json_records:
+        mapped = fmt.record(text.removesuffix("\r")) if kind is None else None
+        return _wrapped(fmt, mapped, None, False, text, kind)
     value: Any = None
     parsed = False
     if text.strip():
@@ -231,6 +247,16 @@ def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
         except (ValueError, RecursionError):
             parsed = False
     mapped = fmt.record(value) if parsed else None
+    try:
+        same = parsed and _dumps(value) == text
+    except (ValueError, RecursionError):
+        same = False
+    return _wrapped(fmt, mapped, value, same, text, kind)
+
+
+def _wrapped(
+    fmt: ViewFormat, mapped: Mapped | None, value: Any, same: bool, text: str, kind: str | None
+) -> bytes:
     out: dict[str, Any] = {"type": NATIVE}
     if mapped is not None:
         mtype, blocks, stamp = mapped
@@ -241,17 +267,38 @@ def wrap(fmt: ViewFormat, line: bytes, *, kind: str | None = None) -> bytes:
         if out["type"] != NATIVE:
             message: dict[str, Any] = {"role": mtype, "content": blocks}
             if mtype == ASSISTANT:
-                message.update(fmt.message_extra(value))
+                message.update(fmt.message_extra(value if fmt.json_records else text))
             out["message"] = message
-    try:
-        same = parsed and _dumps(value) == text
-    except (ValueError, RecursionError):
-        same = False
     if same:
         out["native"] = value
     else:
         out["native_text"] = text
     return _dumps(out).encode("utf-8", "surrogatepass")
+
+
+def rewrap(line: bytes, native: bytes) -> bytes:
+    """A wrapped view line carrying ``native`` instead of its own native line, its mapping kept.
+
+    For text formats, whose mapping depends on the lines before (``ViewFormat.state``): a record
+    shortened after it was mapped keeps what it restates.
+    """
+    from entire_core import _json
+    from entire_core.jsonvalues import obj
+
+    try:
+        value = obj(_json.loads(line))
+    except (ValueError, RecursionError):
+        value = {}
+    for key in ("native", "native_text", "native_b64"):
+        value.pop(key, None)
+    value.setdefault("type", NATIVE)
+    try:
+        value["native_text"] = native.decode("utf-8")
+    except UnicodeDecodeError:
+        import base64
+
+        value["native_b64"] = base64.b64encode(native).decode("ascii")
+    return _dumps(value).encode("utf-8", "surrogatepass")
 
 
 def unwrap(line: bytes) -> bytes | None:
@@ -298,6 +345,14 @@ def native_lines(lines: Iterator[bytes] | list[bytes], wrapped: bool) -> Iterato
                 yield native
         elif line.strip() and not line.startswith(MARKER_PREFIX):
             yield line
+
+
+def lines_as_native(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """Each view line as the agent's own line, one for one (line N stays line N): wrapped lines
+    unwrapped, header padding and the marker as empty lines. For text formats, whose parsers count lines."""
+    for line in lines:
+        native = unwrap(line)
+        yield b"" if native is None else native
 
 
 def native_bytes(data: bytes, wrapped: bool) -> bytes:
@@ -528,6 +583,7 @@ class View:
         self.meta_path = os.path.join(directory, ".meta", key + ".json")
         self.next_path = path + ".next"
         self.budget = Budget(agent.env)
+        fmt.record_budget = self.budget.record
         self.meta: dict[str, Any] = {}
         self.legacy: dict[str, Any] = {}
         """The metadata of a v1 view, until it is rebuilt."""
@@ -796,8 +852,12 @@ class View:
             lines_before = max(_lines_between(native, start, cut), floor)
         if lines_before >= 2 and st is not None:
             first = (_first_line(native, start) or b"\n")[:-1].removesuffix(b"\r")
-            records = self._snapshot(native, start, cut, first)
-            header = self._header(lines_before, first, records, wrapped_first=False)
+            header = self._fitted_header(
+                lines_before,
+                first,
+                lambda limit: self._snapshot(native, start, cut, first, limit),
+                wrapped_first=False,
+            )
         else:
             cut = start
         head = b"".join(line + b"\n" for line in header)
@@ -834,19 +894,32 @@ class View:
         new = data[:at] + marker(body, resume) + data[stop:]
         self._write_whole(new, self.lines())
 
-    def _snapshot(self, path: str, start: int, end: int, first: bytes) -> list[bytes]:
+    def _fitted_header(
+        self, lines: int, first: bytes, records_for: Any, *, wrapped_first: bool
+    ) -> list[bytes]:
+        """The header of ``lines`` lines, its snapshot records asked of the format within the snapshot's
+        room (``records_for(limit)``); asked again with less when wrapping took them past that room."""
+        room = self._snapshot_room()
+        header = self._header(lines, first, records_for(room), wrapped_first=wrapped_first)
+        size = sum(len(line) + 1 for line in header)
+        if self.fmt.wrap and size > room:
+            smaller = max(MIN_BUDGET // 4, room * room // size)
+            header = self._header(lines, first, records_for(smaller), wrapped_first=wrapped_first)
+        return header
+
+    def _snapshot(self, path: str, start: int, end: int, first: bytes, limit: int) -> list[bytes]:
         """The agent's snapshot records (native lines) restating ``path[start:end]``, its first line dropped."""
         if start:
             # The agent's snapshot reads a file that starts with the session: hand it one.
             scratch = self.path + ".native"
             _copy_range(path, start, end, scratch)
             try:
-                return self._snapshot(scratch, 0, end - start, first)
+                return self._snapshot(scratch, 0, end - start, first, limit)
             finally:
                 from entire_core import fsutil
 
                 fsutil.remove_file(scratch)
-        records = snapshot_of(self.fmt, path, end, self.budget.total // SNAPSHOT_SHARE)
+        records = snapshot_of(self.fmt, path, end, limit)
         if not records or records[0].removesuffix(b"\r") != first.removesuffix(b"\r"):
             from entire_core.errors import AgentError
 
@@ -904,7 +977,7 @@ class View:
         if len(wrapped) > limit and len(line) > limit // 2:
             short = self.fmt.shorten(line.removesuffix(b"\r"), limit // 2)
             if short is not None and len(short) < len(line):
-                wrapped = wrap(self.fmt, short)
+                wrapped = wrap(self.fmt, short) if self.fmt.json_records else rewrap(wrapped, short)
         return wrapped
 
     def _append(self, native: str, begin: int, end: int) -> None:
@@ -918,10 +991,16 @@ class View:
         pending: list[bytes] = []
         size = lines = 0
 
+        reads_text = self.fmt.wrap and not self.fmt.json_records
+        if reads_text:
+            self.fmt.state = m.get("wrap_state")
+
         def flush(*, commit: bool) -> None:
             nonlocal size, lines
             if not pending:
                 return
+            if reads_text:
+                m["wrap_state"] = self.fmt.state
             with open(self.path, "r+b") as f:
                 f.seek(int(m["view_size"]))
                 f.writelines(pending)
@@ -1013,14 +1092,24 @@ class View:
                         out.write(native + b"\n")
             try:
                 native_first = unwrap(first) or b""
-                records = self._snapshot(scratch, 0, os.path.getsize(scratch), native_first)
+                size = os.path.getsize(scratch)
+                header = self._fitted_header(
+                    lines,
+                    first,
+                    lambda limit: self._snapshot(scratch, 0, size, native_first, limit),
+                    wrapped_first=True,
+                )
             finally:
                 from entire_core import fsutil
 
                 fsutil.remove_file(scratch)
         else:
-            records = self._snapshot(self.path, 0, cut, first)
-        header = self._header(lines, first, records, wrapped_first=True)
+            header = self._fitted_header(
+                lines,
+                first,
+                lambda limit: self._snapshot(self.path, 0, cut, first, limit),
+                wrapped_first=True,
+            )
         head = b"".join(line + b"\n" for line in header)
         with open(self.path, "rb") as f:
             f.seek(cut)
@@ -1063,7 +1152,9 @@ class View:
         if native is None:
             return None
         short = self.fmt.shorten(native, limit // 2)  # the wrapped line restates what it maps
-        return None if short is None else wrap(self.fmt, short)
+        if short is None:
+            return None
+        return wrap(self.fmt, short) if self.fmt.json_records else rewrap(line, short)
 
     # -- maintenance ------------------------------------------------------------------------------------
 
