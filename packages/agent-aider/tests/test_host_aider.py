@@ -77,9 +77,6 @@ def test_status_keeps_the_live_session_and_doctor_finds_none_stuck(run: dict[str
     assert _failures(run, ("entire status", "entire doctor")) == []
 
 
-@pytest.mark.xfail(
-    reason="issue 25 point 2: Aider's view is Markdown, which the host's compactor cannot read"
-)
 def test_every_launched_checkpoint_has_a_transcript_jsonl(run: dict[str, Any]) -> None:
     found, launched = run["transcripts"]
     assert found == launched == 4

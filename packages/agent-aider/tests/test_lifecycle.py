@@ -9,6 +9,7 @@ from typing import Any
 from entire_agent_aider import events
 from entire_agent_aider.agent import AiderAgent
 from entire_agent_aider.lifecycle import stable_session_id
+from entire_core import views
 
 TIME = "2026-11-30T03:05:00Z"
 
@@ -17,6 +18,11 @@ def agent_in(root: Path) -> AiderAgent:
     """The plugin for a repository at ``root``, with its state (the views) beside it."""
     env = {"ENTIRE_REPO_ROOT": str(root), "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state")}
     return AiderAgent(env=env, cwd=str(root))
+
+
+def native(view: str | Path) -> bytes:
+    """The chat history a view holds (the bytes ``write-session`` would restore)."""
+    return views.native_bytes(Path(view).read_bytes(), wrapped=True)
 
 
 class Repo:
@@ -33,13 +39,13 @@ class Repo:
         return self.data.index(b"\n", self.data.index(marker, start)) + 1
 
     def drain(self, hook: str = "turn-end", **payload: Any) -> list[tuple[int, str, int]]:
-        """(type, prompt, session_ref size) of every event one trigger delivers."""
+        """(type, prompt, size of the chat history the session_ref holds) of every event one trigger delivers."""
         out: list[tuple[int, str, int]] = []
         body = {"source": "notification", "history_file": str(self.history), "time": TIME, **payload}
         while (event := events.parse_hook(self.agent, hook, body)) is not None:
             assert event.timestamp == TIME
             assert os.path.dirname(event.session_ref) == self.agent.get_session_dir(str(self.root))
-            out.append((event.type, event.prompt, os.path.getsize(event.session_ref)))
+            out.append((event.type, event.prompt, len(native(event.session_ref))))
             body = {**body, "exited": False}
         return out
 
@@ -62,7 +68,7 @@ def test_notifications_of_an_interactive_session(tmp_path: Path, history_bytes: 
     ]
     assert repo.drain() == []  # nothing new
     ref = Path(repo.agent.get_session_dir(str(tmp_path))) / f"{repo.ids()[0]}.md"
-    assert ref.read_bytes() == history_bytes[1471:second]  # a small session's view is its slice
+    assert native(ref) == history_bytes[1471:second]  # a small session's view holds its slice
     assert not str(ref).startswith(str(tmp_path / ".entire"))
     # The next session's header ends this one (its /exit block included).
     repo.grow(3054 + 600)
@@ -281,8 +287,8 @@ def test_sync_brings_the_launched_sessions_view_to_the_end_of_the_history(tmp_pa
     )
     assert view.stat().st_size == 0  # another session's sync leaves this view alone
     assert events.sync(repo.agent, type(repo.agent).commands["sync"].parse(argv)) == 0
-    assert view.read_bytes() == repo.data[: repo.data.rindex(b"\n") + 1]  # every complete line, no further
-    assert repo.drain(**launcher, turn_over=True) == [(3, "", view.stat().st_size)]
+    assert native(view) == repo.data[: repo.data.rindex(b"\n") + 1]  # every complete line, no further
+    assert repo.drain(**launcher, turn_over=True) == [(3, "", len(native(view)))]
 
 
 def test_a_plain_aider_between_launched_sessions_is_read_past_not_reported(tmp_path: Path) -> None:

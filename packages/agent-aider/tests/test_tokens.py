@@ -19,10 +19,10 @@ def usage(data: bytes, offset: int = 0, env: dict[str, str] | None = None, base:
 
 
 def test_markdown_sums(history_bytes: bytes) -> None:
-    # From the last session's start; its --analytics-log path does not exist here, so markdown counts.
-    assert usage(history_bytes, 14993) == {"input_tokens": 842, "cache_creation_tokens": 0, "cache_read_tokens": 0,
+    # From the last session's start (a line); its --analytics-log path does not exist here, so markdown counts.
+    assert usage(history_bytes, history_bytes[:14993].count(b"\n")) == {"input_tokens": 842, "cache_creation_tokens": 0, "cache_read_tokens": 0,
                                            "output_tokens": 40, "api_call_count": 1}  # fmt: skip
-    assert usage(history_bytes, len(history_bytes)) == {"input_tokens": 0, "cache_creation_tokens": 0,
+    assert usage(history_bytes, history_bytes.count(b"\n")) == {"input_tokens": 0, "cache_creation_tokens": 0,
                                                        "cache_read_tokens": 0, "output_tokens": 0, "api_call_count": 0}  # fmt: skip
 
 

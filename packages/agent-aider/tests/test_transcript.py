@@ -199,6 +199,6 @@ def test_modified_files_are_repo_relative(tmp_path: Path) -> None:
     (tmp_path / "h.md").write_bytes(data)
     assert agent.extract_modified_files(str(tmp_path / "h.md"), 0) == (
         ["src/a.py", "b.py", "/elsewhere/c.py"],
-        len(data),
+        data.count(b"\n"),  # positions are lines
     )
-    assert agent.extract_all_modified_files(data, 3, "") == []  # not a line start: a replaced file
+    assert agent.extract_all_modified_files(data, data.count(b"\n"), "") == []  # from the end: nothing

@@ -23,6 +23,7 @@ from entire_core import commands as command
 from entire_core import views
 from entire_core.agent import MAX_TRANSCRIPT_BYTES
 from entire_core.cli_flags import Flags
+from entire_core.testing import compactor
 from entire_core.types import EventType
 
 DATA = Path(__file__).parent / "data"
@@ -95,15 +96,24 @@ class Run:
         finally:
             aider_view.attach = real  # pyright: ignore[reportAttributeAccessIssue]
 
+    def slice(self, start: int, upto: int) -> bytes:
+        """The history's bytes an event stands for."""
+        with open(self.history, "rb") as f:
+            f.seek(start)
+            return f.read(upto - start)
+
     def on_event(self, ref: str, session_id: str, kind: int, start: int, upto: int) -> None:
         agent = self.agent
         data = command.read_transcript(agent, flags(session_ref=ref), b"")
-        head = views.frame_of(data, views.BYTES, aider_view.HEADER_LINES).head_bytes
+        head = views.head_lines_of(data)
         if len(data) > self.budget:
             # Core keeps one turn whole up to the CLI's limit: over the budget, the view is its
             # snapshot and the current turn, nothing older.
-            turn_start = self.turn_start.get(session_id, (0, 0))[1] + start
-            assert len(data) - head <= upto - turn_start, f"read-transcript gave {len(data)} bytes"
+            turn_start = self.turn_start.get(session_id, (0, 0))[1]
+            body = aider_view.view_lines(data)[head:]
+            assert len(body) <= len(self.slice(start, upto).split(b"\n")) - 1 - turn_start, (
+                f"read-transcript gave {len(data)} bytes"
+            )
             self.over += 1
         assert len(data) <= MAX_TRANSCRIPT_BYTES
         self.largest = max(self.largest, len(data))
@@ -112,14 +122,12 @@ class Run:
         if kind == EventType.TURN_START:
             position = command.get_transcript_position(agent, flags(path=ref), b"")["position"]
             assert isinstance(position, int)
-            self.turn_start[session_id] = (position, upto - start)
+            self.turn_start[session_id] = (position, self.slice(start, upto).count(b"\n"))
             return
         if kind != EventType.TURN_END or session_id not in self.turn_start:
             return
         position, raw_offset = self.turn_start.pop(session_id)
-        with open(self.history, "rb") as f:
-            f.seek(start)
-            raw = f.read(upto - start)
+        raw = self.slice(start, upto)
         raw_path = self.root / "raw-slice.md"
         raw_path.write_bytes(raw)
         expected = {
@@ -137,6 +145,13 @@ class Run:
             "summary": command.extract_summary(agent, flags(session_ref=ref), b"")["summary"],
         }
         assert got == expected, f"turn of {session_id} ending at {upto}"
+        # What the CLI's compactor makes of the view from the turn's start: the turn's prompts, its reply.
+        entries = compactor.compact(data, position)
+        users = [e["text"] for e in entries if e["type"] == "user"]
+        replies = [e["text"] for e in entries if e["type"] == "assistant"]
+        assert users == expected["prompts"], f"transcript of {session_id} ending at {upto}"
+        if expected["prompts"]:
+            assert replies and replies[-1] == expected["summary"]
         # The next turn's TurnStart is at or after this TurnEnd: positions never go back.
         end = command.get_transcript_position(agent, flags(path=ref), b"")["position"]
         assert isinstance(end, int) and end >= position
@@ -291,10 +306,9 @@ def test_the_snapshot_restates_every_prompt_and_ends_with_the_tag(tmp_path: Path
     laid_out = (
         header[0] + b"\n" + views.marker(len(header) + 1) + b"\n" + b"".join(r + b"\n" for r in header[1:])
     )
-    frame = views.frame_of(laid_out + b"\n#### next  \n", views.BYTES, aider_view.HEADER_LINES)
-    assert (frame.body, frame.head_bytes) == (len(header) + 1, len(laid_out))
+    assert views.head_lines_of(laid_out + b"\n#### next  \n") == len(header) + 1
     calls = sum(len(t.tokens) for t in transcript.parse(data).turns())
-    assert aider_view.earlier_calls(laid_out) == calls
+    assert aider_view.earlier_calls(aider_view.view_lines(laid_out), len(header) + 1) == calls
     # Our parser finds the restated prompts where Aider's --restore-chat-history finds them.
     prompts = transcript.prompts(transcript.parse(head))
     assert [p.split("]")[0] for p in prompts] == [f"[{n}" for n in range(40)]
@@ -331,18 +345,21 @@ def test_write_session_restores_a_rebased_view_for_the_resume_command(tmp_path: 
     from entire_core.protocol import AgentSession
     from entire_core.scratch import Scratch
 
-    run = Run(tmp_path, 8192)
+    run = Run(tmp_path, 16384)  # room in the header for every prompt, wrapped
     grow_by_turns(run, synthetic(1, 30), launcher="aider-run-r")
     view = Path(run.agent.get_session_dir(str(tmp_path))) / "aider-run-r.md"
     stored = view.read_bytes()
-    assert b"> entire-view:v1:" in stored and len(stored) <= 8192
+    assert b"> entire-view:v1:" in stored and len(stored) <= 16384
     view.unlink()  # restored on another machine, say
     data = {"session_id": "aider-run-r", "agent_name": "aider", "repo_path": str(tmp_path),
             "session_ref": str(view), "start_time": "0001-01-01T00:00:00Z",
             "native_data": base64.b64encode(stored).decode()}  # fmt: skip
     run.agent.write_session(AgentSession.model_validate_json(json.dumps(data)))
     restored = Path(state.session_ref(Scratch(str(tmp_path), run.agent.name), "aider-run-r"))
-    assert restored.read_bytes() == stored == view.read_bytes()
+    assert view.read_bytes() == stored
+    # Aider's own markdown: each wrapped line unwrapped, the header's padding and marker left out.
+    assert restored.read_bytes() == views.native_bytes(stored, wrapped=True)
+    assert b'{"type"' not in restored.read_bytes()
     argv = shlex.split(run.agent.format_resume_command("aider-run-r"))
     assert argv[:4] == ["entire-agent-aider", "run", "--", "--chat-history-file"]
     assert argv[5:] == ["--restore-chat-history"] and tmp_path / argv[4] == restored

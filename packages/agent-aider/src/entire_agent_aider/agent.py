@@ -38,13 +38,18 @@ _PKG = "entire_agent_aider."
 
 
 def _parse_file(path: str, offset: int) -> tuple[History, int]:
-    """The complete lines of ``path`` after ``offset``, parsed, and where they end."""
-    from entire_core import offsets
-
+    """The complete lines of the view at ``path`` from line ``offset``, parsed, and its line count."""
     from entire_agent_aider import transcript
 
-    lines, end = offsets.read_lines(path, offset)
-    return transcript.parse_lines(lines), end
+    lines = _view_lines(path)
+    return transcript.parse_lines(lines[offset:]), len(lines)
+
+
+def _view_lines(path: str) -> list[bytes]:
+    from entire_agent_aider.view import view_lines
+
+    with open(path, "rb") as f:
+        return view_lines(f.read())
 
 
 class AiderAgent(
@@ -132,7 +137,7 @@ class AiderAgent(
         )
 
     def _restore_from_view(self, session_id: str, target: str) -> None:
-        from entire_core import fsutil
+        from entire_core import fsutil, views
 
         view = self.resolve_session_file(self.get_session_dir(self.repo_root), session_id)
         try:
@@ -140,7 +145,7 @@ class AiderAgent(
                 data = f.read()
         except OSError:
             return  # no local log either: the command names where write-session would restore it
-        fsutil.atomic_write(target, data)
+        fsutil.atomic_write(target, views.native_bytes(data, wrapped=True))
 
     def _restored_path(self, session_id: str) -> str:
 
@@ -177,9 +182,15 @@ class AiderAgent(
     # -- transcripts ----------------------------------------------------------------------------------
 
     def get_transcript_position(self, path: str) -> int:
-        from entire_core import offsets
-
-        return offsets.complete_end(path)
+        # Lines, as the CLI counts a view's (a view never ends in blank lines: each line is JSON).
+        count = 0
+        try:
+            with open(path, "rb") as f:
+                while block := f.read(1 << 20):
+                    count += block.count(b"\n")
+        except (FileNotFoundError, NotADirectoryError):
+            return 0
+        return count
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
         history, position = _parse_file(path, offset)
@@ -204,11 +215,10 @@ class AiderAgent(
 
     def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
         # Aider has no subagent transcripts: architect mode's editor step is logged in the same file.
-        from entire_core import offsets
-
         from entire_agent_aider import transcript as history
+        from entire_agent_aider.view import view_lines
 
-        return self._repo_files(history.parse_lines(offsets.lines_after(transcript, offset)))
+        return self._repo_files(history.parse_lines(view_lines(transcript)[offset:]))
 
     def _repo_files(self, history: History) -> list[str]:
         # Aider names files relative to the git root (to its working directory with --no-git).

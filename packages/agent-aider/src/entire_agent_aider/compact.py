@@ -28,11 +28,11 @@ def _stamp(header: str | None) -> str:
 
 def compact(session_ref: str, agent_name: str, cli_version: str) -> CompactTranscript:
     """The compact JSONL of every session in the chat-history file at ``session_ref``."""
-    from entire_core import offsets
+    from entire_agent_aider.view import view_lines
 
     with open(session_ref, "rb") as f:
         data = f.read()
-    history = transcript.parse_lines(offsets.lines_after(data, 0))
+    history = transcript.parse_lines(view_lines(data))
     lines: list[str] = []
     for session in history.sessions:
         base = {

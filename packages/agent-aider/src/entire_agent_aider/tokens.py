@@ -37,25 +37,25 @@ def usage_of(tokens: Tokens, exact: tuple[int, int] | None = None) -> TokenUsage
 
 
 def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -> TokenUsage:
-    """Usage of the model calls logged after ``offset`` (a line start) in ``data`` (chat-history bytes)."""
-    from entire_core import offsets
+    """Usage of the model calls logged from line ``offset`` of ``data`` (a view's bytes, or chat history)."""
+    from entire_agent_aider import view
 
-    lines = offsets.lines_after(data, offset)
+    lines = view.view_lines(data)
     total = TokenUsage()
-    if not lines:
+    if offset >= len(lines):
         return total
     exact_from = env.get("AIDER_ANALYTICS_LOG", "")
     if not exact_from and b" --analytics-log " not in data:
-        for turn in transcript.parse_lines(lines).turns():
+        for turn in transcript.parse_lines(lines[offset:]).turns():
             for tokens in turn.tokens:
                 total += usage_of(tokens)
         return total
-    # The analytics log is matched per session, so parse whole sessions, with exact offsets. A view's
-    # snapshot (entire_agent_aider.view) stands for the model calls of the turns it restates.
-    from entire_agent_aider.view import earlier_calls
+    # The analytics log is matched per session, so parse whole sessions. A view's snapshot
+    # (entire_agent_aider.view) stands for the model calls of the turns it restates.
+    from entire_core import views
 
-    before = earlier_calls(data)
-    sessions = transcript.parse(data[: transcript.complete_end(data)]).sessions
+    before = view.earlier_calls(lines, views.head_lines_of(data))
+    sessions = transcript.parse_lines(lines).sessions
     # A view's header (views v2) leads with blank padding and a marker line: no session of its own.
     first = next((i for i, s in enumerate(sessions) if s.header is not None), 0)
     for number, session in enumerate(sessions):

@@ -1,9 +1,10 @@
 """Reading Aider's chat history (``.aider.chat.history.md``): bytes, lines or a file range to ``History``.
 
 What the analyzers ask of it (prompts, modified files) is answered here too. The line grammar is in
-``entire_agent_aider.markdown``, sessions and turns in ``entire_agent_aider.parser``. Every offset is
-a byte offset into the parsed bytes, always at a line start. Used by ``parse-hook``: standard
-library only.
+``entire_agent_aider.markdown``, sessions and turns in ``entire_agent_aider.parser``. Offsets are
+byte offsets into the history file (``parse``, ``parse_range``: the lifecycle reads Aider's own file)
+or line indices (``parse_lines``: a view, whose positions the CLI counts in lines). Used by
+``parse-hook``: standard library only.
 """
 
 from __future__ import annotations
@@ -45,17 +46,14 @@ def parse(data: bytes, start: int = 0) -> History:
 
 
 def parse_lines(lines: Iterable[bytes]) -> History:
-    """Parse complete lines given without their line breaks (as ``entire_core.offsets`` reads them).
+    """Parse complete lines given without their line breaks (a view's, ``view.view_lines``).
 
-    For prompts, files, replies and tokens. Offsets in the result count one byte per line break from
-    the first line, so they are only exact for ``\n`` files: use ``parse`` where offsets matter.
+    Offsets in the result are line indices: line N of ``lines`` spans ``[N, N + 1)``, as the Entire
+    CLI counts a view's lines.
     """
     parser = Parser()
-    offset = 0
-    for raw in lines:
-        end = offset + len(raw) + 1
-        parser.feed(raw.decode("utf-8", "replace"), offset, end)
-        offset = end
+    for index, raw in enumerate(lines):
+        parser.feed(raw.decode("utf-8", "replace"), index, index + 1)
     return parser.finish()
 
 

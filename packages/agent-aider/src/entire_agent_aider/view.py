@@ -2,7 +2,9 @@
 
 The view of a session is its slice of the chat-history markdown (from the blank line before its
 ``# aider chat started at`` header to where the event stands), kept under the plugin's state
-directory. A record is a line.
+directory. A record is a line. The view is wrapped (``ViewFormat.wrap``): each line is a JSON line
+carrying the markdown line, and ``Restater`` restates each prompt and reply as one record the host's
+compactor reads. The analyzers read the markdown back with ``view_lines``; positions are lines.
 
 What may be cut: a line longer than the per-record budget (a huge tool output, a pasted blob, a long
 reply line) keeps its start and its end, with ``entire_core.views.MARKER`` between them on the same
@@ -24,12 +26,25 @@ import os
 
 from entire_core import offsets, views
 
-from entire_agent_aider.markdown import HEADER_PREFIX, header_time
+from entire_agent_aider.markdown import (
+    HEADER_PREFIX,
+    LLM_COMMAND,
+    PROMPT,
+    VIEW_TAG_LINE,
+    classify,
+    echo_matches,
+    echoed_text,
+    header_time,
+    is_lint_command,
+    is_user_line,
+    user_text,
+)
 from entire_agent_aider.parser import Parser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from typing import Any
 
     from entire_core.agent import Agent
 
@@ -44,20 +59,22 @@ NOTE = (
 )
 _PROTECTED = (b"####", HEADER_PREFIX.encode(), b"> Applied edit to ", b"> Commit ", b"> Removed: ",
               b"> Tokens: ")  # fmt: skip
+LINT_INPUT = "# Fix any errors below"
+"""How Aider's ``/lint`` hands a file's errors to its coder (logged as input)."""
 _MIN_REPLY = 384
 """A reply cut shorter than this is left out (its turn keeps its prompt)."""
 
 
 class AiderView(views.ViewFormat):
-    """Snapshots as restated turns; byte positions (the plugin's own offsets)."""
+    """Snapshots as restated turns; each markdown line wrapped, prompts and replies restated (``Restater``)."""
 
     json_records = False  # markdown lines: a line too long to hold is cut as text
-
-    unit = views.BYTES
+    wrap = True
     header_lines = HEADER_LINES
     snapshot_keep_first = 2  # views v2: a header short of room keeps the blank line and the session header
 
     def __init__(self, native: str = "", start: int = 0) -> None:
+        self._id = ""
         self.native = os.path.abspath(native) if native else ""
         self.start = start
         """Where the session begins in ``native`` (a view's session begins at 0)."""
@@ -69,12 +86,118 @@ class AiderView(views.ViewFormat):
         # Views v2 put a marker line after the first one: a session header still follows a blank line.
         return [first, b"", *rest] if rest and rest[0] else [first, *rest]
 
+    def record(self, value: Any) -> views.Mapped | None:
+        restater = Restater(self.state, self.record_budget // 4)
+        mapped = restater.feed(str(value))
+        self.state = restater.state()
+        self._id = restater.reply_id
+        return mapped
+
+    def message_extra(self, value: Any) -> dict[str, Any]:
+        return {"id": self._id}
+
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         if record.startswith(_PROTECTED) or views.TAG_PREFIX in record:
             return None
         short = cut_line(record.decode("utf-8", "surrogateescape"), limit)
         out = short.encode("utf-8", "surrogateescape")
         return out if len(out) < len(record) else None
+
+
+class Restater:
+    """Reads markdown lines in order, as ``Parser.feed`` does, and restates each prompt and reply whole.
+
+    The host's compactor reads one generic-JSONL record per prompt and per reply, and Aider logs
+    a prompt as several ``####`` lines and a reply as many lines (with blank ones): a block is
+    restated on the line that ends it (the blank line after a prompt; the tool, prompt or header
+    line after a reply), when all of it is known. Every line is still carried as it is. Local
+    commands, and what Aider logs again as input (a chat-mode command's text, ``/lint``'s errors,
+    an architect's reply handed to its editor), are not prompts. A block longer than ``limit`` bytes is restated cut.
+
+    Its state (mode, whether the last line was blank, the open block, the pending echo, the last
+    reply's start, the reply count) is JSON, so that the view keeps it between hook calls.
+    """
+
+    def __init__(self, state: object, limit: int) -> None:
+        from entire_core import jsonvalues
+
+        st = jsonvalues.obj(state)
+        # "" | "user" | "reply" | "tool" | "more" (a tool message goes on)
+        self.mode = jsonvalues.text(st.get("m"))
+        self.blank = st.get("b", True) is not False
+        self.block = jsonvalues.strings(st.get("t"))
+        self.size = sum(len(t) + 1 for t in self.block)
+        self.echo: str | None = st["e"] if isinstance(st.get("e"), str) else None
+        self.last = jsonvalues.text(st.get("r"))
+        self.replies = jsonvalues.integer(st.get("n"))
+        self.lint = st.get("l") is True
+        self.limit = max(1024, limit)
+        self.reply_id = ""
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "m": self.mode, "b": self.blank, "t": self.block, "e": self.echo, "r": self.last,
+            "n": self.replies, "l": self.lint,
+        }  # fmt: skip
+
+    def feed(self, line: str) -> views.Mapped | None:
+        """The record ``line`` carries: the block it ends, restated, or None."""
+        mode, blank = self.mode, self.blank
+        self.blank = not line.strip()
+        if mode == "more" and header_time(line) is None and not line.startswith((">", "####")):
+            self.mode = "tool" if line.endswith("  ") else "more"  # a tool message's next line
+            return None
+        if line.startswith(VIEW_TAG_LINE) or (header_time(line) is not None and blank):
+            kind, self.echo = "", None
+        elif is_user_line(line) and (blank or mode == "user"):
+            kind = "user"
+        elif not line.strip():
+            kind = "reply" if mode == "reply" else ""
+        elif line.startswith(">") and (
+            mode != "reply" or line.endswith("  ") or (blank and line.startswith("> Tokens: "))
+        ):
+            kind = "tool" if line.endswith("  ") else "more"
+            if line.startswith("> Tokens: "):
+                self.echo = None  # the model was called: what is typed next is a new turn
+        else:
+            kind = "reply"
+            if mode != "reply":
+                self.echo = None
+        mapped = self._close(mode) if kind != mode and mode in ("user", "reply") else None
+        self.mode = kind
+        if kind in ("user", "reply"):
+            self._add(user_text(line) if kind == "user" else line if line.strip() else "")
+        return mapped
+
+    def _add(self, text: str) -> None:
+        if self.size <= self.limit:
+            self.block.append(text)
+        self.size += len(text) + 1
+
+    def _close(self, mode: str) -> views.Mapped | None:
+        text = "\n".join(self.block)
+        if self.size > self.limit:
+            text = text[: self.limit] + "\n" + views.MARKER
+        self.block, self.size = [], 0
+        if mode == "reply":
+            text = text.strip()
+            if not text:
+                return None
+            self.replies += 1
+            self.reply_id = f"aider-reply-{self.replies}"
+            self.last = text[:256]
+            return views.ASSISTANT, [{"type": "text", "text": text}], None
+        echo, self.echo = self.echo, echoed_text(text)
+        if echo is not None and echo_matches(text, echo):
+            self.echo = None
+            return None  # the command's text, logged again as the new mode's input
+        linted, self.lint = self.lint and text.startswith(LINT_INPUT), is_lint_command(text)
+        if linted:
+            self.lint = True
+            return None  # /lint's errors, logged again as its coder's input
+        if classify(text) not in (PROMPT, LLM_COMMAND) or (self.last and text.strip()[:256] == self.last):
+            return None  # a local command, or an architect's reply handed to its editor
+        return views.USER, [{"type": "text", "text": text}], None
 
 
 def cut_line(text: str, limit: int) -> str:
@@ -90,10 +213,17 @@ def cut_line(text: str, limit: int) -> str:
     return short
 
 
-def earlier_calls(data: bytes) -> int:
-    """How many model calls of the session a view's snapshot stands for (0 without a snapshot)."""
-    head = views.frame_of(data, views.BYTES, HEADER_LINES).head_bytes
-    return _calls_in_tag(data[:head])
+def view_lines(data: bytes) -> list[bytes]:
+    """The complete lines of view bytes as Aider's own lines, one for one: line N of the view is
+    ``view_lines(data)[N]`` (wrapped lines unwrapped, a header's padding and marker empty)."""
+    lines = data.split(b"\n")
+    lines.pop()  # what follows the last line break is not a complete line
+    return [line.removesuffix(b"\r") for line in views.lines_as_native(lines)]
+
+
+def earlier_calls(lines: list[bytes], head: int) -> int:
+    """How many model calls of the session a view's snapshot (its first ``head`` lines) stands for."""
+    return next((_calls_in_tag(line) for line in reversed(lines[:head]) if views.TAG_PREFIX in line), 0)
 
 
 def _calls_in_tag(data: bytes) -> int:
