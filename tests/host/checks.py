@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from entire_core import views
 from harness import Checkpoint, line_count, sha256, transcript_texts
 from scenarios import TOKEN_KEYS, Expected, Outcome
 
@@ -86,11 +88,52 @@ def check_full_jsonl(outcome: Outcome, label: str) -> None:
         assert part.full == at_commit, (
             f"{label}: full.jsonl ({len(part.full)} bytes) != session_ref ({len(at_commit)})"
         )
-    else:  # a commit the agent made mid-turn: the file as it stood then, a prefix of what followed
+    else:  # a commit the agent made mid-turn: the file as it stood then; a line the host counted keeps its record
         final = outcome.facts["ref_final"][want.session]
-        assert part.full and final.startswith(part.full), (
-            f"{label}: full.jsonl is not a prefix of the session_ref"
+        assert part.full, f"{label}: full.jsonl is empty"
+        lines, later = part.full.split(b"\n")[:-1], final.split(b"\n")
+        # Re-based since: the lines past both headers.
+        body = max(views.head_lines_of(part.full), views.head_lines_of(final))
+        assert len(later) > len(lines) and lines[body:] == later[body : len(lines)], (
+            f"{label}: full.jsonl's lines from {body} are not the session_ref's"
         )
+
+
+def check_rebased(outcome: Outcome) -> None:
+    """At the smallest view budget, the views were re-based more than once: the headers the checkpoints
+    stored and the sessions' final views start their bodies at two lines or more."""
+    bodies = {
+        (part.metadata.get("session_id"), views.head_lines_of(part.full))
+        for point in outcome.checkpoints().values()
+        for part in point.sessions
+    }
+    bodies |= {(session, views.head_lines_of(data)) for session, data in outcome.facts["ref_final"].items()}
+    rebased = sorted(body for _, body in bodies if body)
+    assert len(rebased) >= 2, f"views re-based at {rebased} only"
+
+
+def held(outcome: Outcome, known: dict[tuple[str, ...], str], key: tuple[str, ...], check: Any) -> None:
+    """Run ``check()``; in the small-view run a ``key`` in ``known`` is a fault found and not fixed yet:
+    it must still fail (xfail with its reason), and a pass says to take it off the list."""
+    reason = known.get(key) if outcome.backend == "small-view" else None
+    if reason is None:
+        check()
+        return
+    try:
+        check()
+    except (AssertionError, LookupError, StopIteration):
+        pytest.xfail(reason)
+    pytest.fail(f"{key} passes now at the smallest budget: take it off the known list ({reason})")
+
+
+RESUME_REBASED = (
+    "a re-based view gives back its snapshot, not the session file byte for byte: the resumed agent "
+    "gets the earlier turns as the snapshot restates them, within the budget"
+)
+COMMITTED_AT_END = (
+    "session B is committed only at its end: at this budget its earlier turns no longer fit, so the "
+    "view re-based past the start the host stored, and that checkpoint lacks their tokens and transcript"
+)
 
 
 def check_transcript(outcome: Outcome, label: str) -> None:

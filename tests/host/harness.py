@@ -43,8 +43,24 @@ NEWEST = {
 }
 """How each agent's real binary is installed (the version is the newest of its support window)."""
 
-BACKENDS = ("git-refs", "branch")
-"""The checkpoint backends: v0.10.3's default (one ref per checkpoint), and ``entire/checkpoints/v1``."""
+BACKENDS = ("git-refs", "branch", "small-view")
+"""The runs of each scenario: checkpoints in v0.10.3's default backend (one ref per checkpoint), in
+``entire/checkpoints/v1``, and in the default backend again with the smallest view budget, so that the
+views re-base at every turn (``variant_env``)."""
+SMALL_VIEW = {"ENTIRE_VIEW_BUDGET": "4096"}
+"""The plugins' smallest view budget (``entire_core.views.MIN_BUDGET``): a session past it at once."""
+
+
+def storage(backend: str) -> str:
+    """The checkpoint backend a run stores into (``small-view`` is the default one)."""
+    return "branch" if backend == "branch" else "git-refs"
+
+
+def variant_env(backend: str) -> dict[str, str]:
+    """What a run's environment adds for its variant: the small view budget, reaching the plugins
+    through the agent, its hooks and ``entire``."""
+    return dict(SMALL_VIEW) if backend == "small-view" else {}
+
 
 TRAILER = re.compile(r"^Entire-Checkpoint:\s*(\S+)\s*$", re.MULTILINE)
 

@@ -26,7 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import HERE, Namespace, Run, World, entire_bin, read_checkpoints, shadow_branches, trailers
+from harness import (
+    HERE,
+    Namespace,
+    Run,
+    World,
+    entire_bin,
+    read_checkpoints,
+    shadow_branches,
+    storage,
+    trailers,
+    variant_env,
+)
 
 TOKEN_KEYS = ("input_tokens", "cache_creation_tokens", "cache_read_tokens", "output_tokens", "api_call_count")
 
@@ -64,7 +75,7 @@ class Outcome:
         return trailers(self.world.repo, self.base)
 
     def checkpoints(self) -> dict[str, Any]:
-        return read_checkpoints(self.world.repo, self.backend)
+        return read_checkpoints(self.world.repo, storage(self.backend))
 
 
 def _wait_port(world: World, port: int, server: subprocess.Popen[bytes]) -> None:
@@ -148,7 +159,7 @@ def run_codex(work: Path, backend: str, plugins: Path, codex_bin: Path) -> Outco
     codex_home.mkdir(parents=True)
     node = Path(shutil.which("node") or "/usr/bin/node").parent
     world = World(work, ns, [plugins, codex_bin.parent, node], entire_bin(), CODEX_HOME=str(codex_home),
-                  SCRIPTED_API_KEY="scripted-not-a-secret")  # fmt: skip
+                  SCRIPTED_API_KEY="scripted-not-a-secret", **variant_env(backend))  # fmt: skip
     world.init_repo({"README.md": "# e2e repo\n", "src/app.py": "print('the user app')\n"})
     base = world.head()
     outcome = Outcome("openai-codex", backend, world, base, [], {})
@@ -335,7 +346,7 @@ def run_gemini(work: Path, backend: str, plugins: Path, gemini_bin: Path) -> Out
     node = Path(shutil.which("node") or "/usr/bin/node").parent
     world = World(work, ns, [plugins, gemini_bin.parent, node], entire_bin(), GEMINI_API_KEY="scripted",
                   GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_TELEMETRY_ENABLED="false", NO_BROWSER="1",
-                  GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}")  # fmt: skip
+                  GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}", **variant_env(backend))  # fmt: skip
     (world.home / ".gemini").mkdir(parents=True)
     (world.home / ".gemini" / "settings.json").write_text(json.dumps({
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
@@ -482,7 +493,7 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
 
     ns = Namespace()
     world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), TERM="xterm-256color",
-                  PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+                  PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True", **variant_env(backend))  # fmt: skip
     caches = world.home / ".aider" / "caches"
     caches.mkdir(parents=True)
     venv = aider_bin.parent.parent
@@ -556,7 +567,9 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
         outcome.sessions["A"] = session
         commits = [sha for sha, _, _ in trailers(world.repo, base)]
         files = {"A1": ["hello.py"], "A2": ["NOTES.md"]}
-        replies = {"A1": "I'll add a greet function.", "A2": "I'll create NOTES.md."}
+        # Each reply whole, as Aider logs it (its view restates a reply as one record).
+        server: Any = importlib.import_module("model_server")
+        replies = {"A1": server.EDIT_GREET.strip(), "A2": server.CREATE_NOTES.strip()}
         for label, sha in zip(("A1", "A2"), commits, strict=False):
             outcome.expected.append(Expected(label, sha, session, [AIDER_PROMPTS[label]], files[label],
                                              _aider_usage(turns[label]), None, [replies[label]]))  # fmt: skip

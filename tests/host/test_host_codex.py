@@ -27,6 +27,24 @@ KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {}
 """(check, label) pairs that fail for a fault issue 25 names, with that reason."""
 
 
+A2_LOST = (
+    "the host wrote A2's trailer and stored no checkpoint, asking the plugin nothing at that commit: its "
+    "growth check compares the transcript's bytes with those at the last condensation, and the view "
+    "re-based at A2's start was smaller (32,037 bytes against 35,247) though longer in lines; found, not fixed"
+)
+SMALL_VIEW_KNOWN: dict[tuple[str, ...], str] = {
+    **{("A2", name): A2_LOST for name in checks.PER_COMMIT},
+    ("A3", "prompt"): "A2's prompt is carried into A3's checkpoint, A2's having been lost",
+    ("B-end", "tokens"): checks.COMMITTED_AT_END,
+    ("B-end", "transcript"): checks.COMMITTED_AT_END,
+    ("no_checkpoint_without_agent_work",): A2_LOST,
+    ("list_and_explain",): A2_LOST,
+    ("resume",): checks.RESUME_REBASED,
+    ("resumed_agent",): checks.RESUME_REBASED,
+}
+"""What fails in the small-view run (``checks.held``)."""
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
 def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
@@ -48,7 +66,9 @@ def _cases() -> list[object]:
 
 @pytest.mark.parametrize(("check", "label"), _cases())
 def test_checkpoint(outcome: Outcome, check: str, label: str) -> None:
-    getattr(checks, f"check_{check}")(outcome, label)
+    checks.held(
+        outcome, SMALL_VIEW_KNOWN, (label, check), lambda: getattr(checks, f"check_{check}")(outcome, label)
+    )
 
 
 @pytest.mark.parametrize(
@@ -56,4 +76,9 @@ def test_checkpoint(outcome: Outcome, check: str, label: str) -> None:
     ["no_checkpoint_without_agent_work", "doctor", "list_and_explain", "resume", "resumed_agent", "disable"],
 )
 def test_run(outcome: Outcome, check: str) -> None:
-    getattr(checks, f"check_{check}")(outcome)
+    checks.held(outcome, SMALL_VIEW_KNOWN, (check,), lambda: getattr(checks, f"check_{check}")(outcome))
+
+
+@pytest.mark.parametrize("outcome", ["small-view"], indirect=True)
+def test_views_re_base_at_the_smallest_budget(outcome: Outcome) -> None:
+    checks.check_rebased(outcome)
