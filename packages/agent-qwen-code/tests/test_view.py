@@ -196,3 +196,40 @@ def test_shorten_cuts_outputs_and_keeps_prompts_writes_tokens_and_answers() -> N
         assert transcript.prompt_of(value) == transcript.prompt_of(r)
         assert transcript.modified_files([value]) == transcript.modified_files([r])
     assert fmt.shorten(b"not json", 10) is None and fmt.shorten(b'{"type":"x"}', 10) is None
+
+
+def test_a_snapshot_over_its_limit_keeps_every_prompt_and_no_result_without_its_call(tmp_path: Path) -> None:
+    first = json.loads(_LINES[0])
+    chat, parent, records = tmp_path / "chat.jsonl", first["uuid"], [_LINES[0]]
+    for k in range(1, 9):
+        turn = synthetic(k, parent, big=2000)
+        records += [json.dumps(r).encode() for r in turn]
+        parent = turn[-1]["uuid"]
+    chat.write_bytes(b"".join(line + b"\n" for line in records))
+    snapshot = QwenView().snapshot(str(chat), chat.stat().st_size, 6000)
+    kept = [json.loads(line) for line in snapshot]
+    assert kept[0] == first and sum(len(line) for line in snapshot) < chat.stat().st_size // 3
+    assert [transcript.prompt_of(r) for r in kept[1:] if transcript.prompt_of(r)] == [
+        f"turn {k}: edit notes" for k in range(1, 9)
+    ]
+    calls = {c["id"] for c in transcript.calls(kept)}
+    results = [r["toolCallResult"]["callId"] for r in kept if r["type"] == "tool_result"]
+    assert set(results) <= calls and kept[-1]["uuid"] == parent
+    (tmp_path / "empty").touch()
+    assert QwenView().snapshot(str(tmp_path / "empty"), 0, 6000) == []
+
+
+def test_a_compression_record_and_tool_displays_are_cut_and_a_record_without_usage_has_its_id() -> None:
+    history = [{"role": "user", "parts": [{"text": "the first prompt " * 50}]},
+               {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "y" * 9000}}}]}]  # fmt: skip
+    record = {"uuid": "s1", "parentUuid": "p", "type": "system", "subtype": "chat_compression",
+              "systemPayload": {"compressedHistory": history, "info": {"newTokenCount": 5}},
+              "toolCallResult": {"callId": "c1", "status": "success", "resultDisplay": "z" * 9000}}  # fmt: skip
+    raw = json.dumps(record).encode()
+    short = QwenView().shorten(raw, 2048)
+    assert short is not None and len(short) < 2048 + 1024
+    value = json.loads(short)
+    assert value["systemPayload"]["compressedHistory"][0] == history[0]
+    assert value["toolCallResult"]["callId"] == "c1" and "y" * 9000 not in short.decode()
+    assert QwenView().message_extra({"uuid": "a1"}) == {"id": "a1"}
+    assert QwenView().record({"type": "system"}) is None
