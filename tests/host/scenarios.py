@@ -593,14 +593,11 @@ def os_close(fd: int) -> None:
 
 QWEN_PORT = 18794
 QWEN_PROMPTS = {
+    **GEMINI_PROMPTS,
     "A1": "EDIT-ONE: create hello.txt and update README.md",
     "A2": "RENAME-DELETE: rename hello.txt to greeting.txt, delete old.txt, add second.txt",
-    "A3": "Use a subagent to create sub.txt",
-    "B1": "MID-COMMIT: add mid.txt and commit it yourself, then write late.txt",
-    "B2": "TEXT-ONLY: say in one sentence what you would change next",
-    "B3": "EDIT-THREE: rewrite late.txt and add notes.txt",
-    "R": "TEXT-ONLY: after the resume, say what the earlier turns did",
 }
+"""Gemini's prompts, but for the first two turns (Qwen's ``edit`` needs a ``read_file`` first)."""
 QWEN_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
              "api_call_count": 1}  # fmt: skip
 """One scripted model call as the host stores it: 100 prompt - 40 cached, 10 out."""
@@ -649,10 +646,8 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
     requests = Requests(log)
     try:
         _wait_port(world, QWEN_PORT, proc)
-        enable = ["enable", "--agent", "qwen-code", "--telemetry=false"]
-        if backend == "branch":
-            enable += ["--checkpoint-backend", "branch"]
-        outcome.commands["enable"] = world.entire(*enable)
+        outcome.commands["enable"] = world.entire("enable", "--agent", "qwen-code", "--telemetry=false",
+                                                  *(["--checkpoint-backend", "branch"] if backend == "branch" else []))  # fmt: skip
         outcome.facts["ref_at"] = {}
 
         def at_commit(label: str, session: str) -> None:
@@ -732,8 +727,6 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
 
         _disable(outcome)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        server_err.close()
-        ns.close()
+        for stop in (proc.terminate, lambda: proc.wait(timeout=10), server_err.close, ns.close):
+            stop()
     return outcome
