@@ -43,9 +43,9 @@ e2e: ## The real-agent end-to-end tests only (marker e2e): each agent's window a
 host: ## The real Entire CLI in the loop (marker host): ENTIRE_BIN=/path/to/entire make host
 	$(RUN) pytest -m host -p no:randomly -p no:cacheprovider
 
-host-record: ## Re-record tests/data/host/<agent>.json from the real host (needs ENTIRE_BIN): what make test replays
+host-record: ## Re-record tests/data/host/<agent>.json from the real host (needs ENTIRE_BIN; AGENT=qwen: one agent's): what make test replays
 	@test -n "$(ENTIRE_BIN)" || { echo 'host-record: needs ENTIRE_BIN=<path to a built Entire CLI v0.10.3>' >&2; exit 2; }
-	ENTIRE_HOST=1 ENTIRE_HOST_RECORD=$(CURDIR)/tests/data/host $(RUN) pytest -m host tests/host -k git-refs -p no:randomly -p no:cacheprovider
+	ENTIRE_HOST=1 ENTIRE_HOST_RECORD=$(CURDIR)/tests/data/host $(RUN) pytest -m host tests/host -k "git-refs$(if $(AGENT), and $(AGENT))" -p no:randomly -p no:cacheprovider
 
 check: lint typecheck test e2e ## Lint, type check, tests, end-to-end tests (CI then runs release-check)
 

@@ -45,7 +45,7 @@ def pytest_fixture_setup(
 
 @pytest.fixture(scope="session")
 def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin directory of the three plugins, installed with ``uv tool install`` from freshly built wheels."""
+    """The bin directory of every plugin, installed with ``uv tool install`` from freshly built wheels."""
     return plugin_bin(tmp_path_factory.mktemp("wheels"))
 
 

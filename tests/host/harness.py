@@ -2,7 +2,7 @@
 
 - ``entire_bin()``: the host binary from ``ENTIRE_BIN``; without it a ``host`` test skips with one line
   (``ENTIRE_HOST=1``: it fails instead; see ``tests/host/conftest.py``).
-- ``plugin_bin(work)``: the three plugins built into wheels from a copy of this checkout and installed
+- ``plugin_bin(work)``: the four plugins built into wheels from a copy of this checkout and installed
   with ``uv tool install`` into one tool directory, whose bin directory goes on ``PATH``.
 - ``agent_binary(agent)``: the real agent at the newest version of its support window, from the
   end-to-end tests' cache (``entire_sim.e2e``).
@@ -40,6 +40,7 @@ NEWEST = {
     "openai-codex": ("npm", "@openai/codex", "codex"),
     "google-gemini": ("npm", "@google/gemini-cli", "gemini"),
     "aider": ("pypi", "aider-chat", "aider"),
+    "qwen-code": ("npm", "@qwen-code/qwen-code", "qwen"),
 }
 """How each agent's real binary is installed (the version is the newest of its support window)."""
 
@@ -96,6 +97,8 @@ def newest_version(agent: str) -> str:
         from entire_agent_openai_codex.versions import WINDOW
     elif agent == "google-gemini":
         from entire_agent_google_gemini.versions import WINDOW
+    elif agent == "qwen-code":
+        from entire_agent_qwen_code.versions import WINDOW
     else:
         from entire_agent_aider.versions import WINDOW
     return WINDOW.versions()[-1]

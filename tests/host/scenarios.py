@@ -600,3 +600,146 @@ def os_close(fd: int) -> None:
 
     with contextlib.suppress(OSError):
         os.close(fd)
+
+
+# -- Qwen Code ------------------------------------------------------------------------------------------
+
+QWEN_PORT = 18794
+QWEN_PROMPTS = {
+    **GEMINI_PROMPTS,
+    "A1": "EDIT-ONE: create hello.txt and update README.md",
+    "A2": "RENAME-DELETE: rename hello.txt to greeting.txt, delete old.txt, add second.txt",
+}
+"""Gemini's prompts, but for the first two turns (Qwen's ``edit`` needs a ``read_file`` first)."""
+QWEN_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
+             "api_call_count": 1}  # fmt: skip
+"""One scripted model call as the host stores it: 100 prompt - 40 cached, 10 out."""
+
+
+def _qwen_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
+    return {k: v * len(requests) for k, v in QWEN_CALL.items()} if requests else None
+
+
+def _qwen_subagent(request: dict[str, Any]) -> bool:
+    return "sub.txt task" in str(request.get("prompt", ""))
+
+
+def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome:
+    """The Qwen Code scenario under the real host, with checkpoints in ``backend``."""
+    import time
+
+    import qwen_host_server as server
+
+    ns = Namespace()
+    node = Path(shutil.which("node") or "/usr/bin/node").parent
+    qwen_home = work / "home" / ".qwen"
+    world = World(work, ns, [plugins, qwen_bin.parent, node], entire_bin(), QWEN_HOME=str(qwen_home),
+                  QWEN_RUNTIME_DIR=str(qwen_home), OPENAI_API_KEY="scripted", OPENAI_MODEL="qwen-scripted",
+                  OPENAI_BASE_URL=f"http://127.0.0.1:{QWEN_PORT}/v1", QWEN_USAGE_STATISTICS_ENABLED="false",
+                  QWEN_CODE_DISABLE_PRECONNECT="1", QWEN_DISABLE_AUTO_TITLE="1",
+                  QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
+    qwen_home.mkdir(parents=True)
+    (qwen_home / "settings.json").write_text(json.dumps({
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+        "memory": {"enableManagedAutoMemory": False}}))  # fmt: skip
+    world.init_repo({"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
+    base = world.head()
+    outcome = Outcome("qwen-code", backend, world, base, [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+    chats = qwen_home / "projects" / "".join(c if c.isalnum() else "-" for c in str(world.repo)) / "chats"
+    log = work / "requests.jsonl"
+    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(
+        ns.argv([sys.executable, str(HERE / "qwen_host_server.py"), "--port", str(QWEN_PORT),
+                 "--workdir", str(world.repo), "--log", str(log)]),
+        stderr=server_err,
+    )  # fmt: skip
+    requests = Requests(log)
+    try:
+        _wait_port(world, QWEN_PORT, proc)
+        outcome.commands["enable"] = world.entire("enable", "--agent", "qwen-code", "--telemetry=false",
+                                                  *(["--checkpoint-backend", "branch"] if backend == "branch" else []))  # fmt: skip
+        outcome.facts["ref_at"] = {}
+
+        def at_commit(label: str, session: str) -> None:
+            ref = _session_ref(world, session)
+            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+
+        def turn(label: str, session: str = "", settle: float = 0) -> tuple[str, list[dict[str, Any]]]:
+            start = requests.mark()
+            before = {p.stem for p in chats.glob("*.jsonl")}
+            resume = ["-r", session] if session else []
+            outcome.commands[label] = world.run([str(qwen_bin), *resume, "-p", QWEN_PROMPTS[label], "--yolo"],
+                                                timeout=300)  # fmt: skip
+            if settle:  # a background subagent's result comes back after the first Stop
+                time.sleep(settle)
+                count = -1
+                while count != len(world.trace_calls()):
+                    count = len(world.trace_calls())
+                    time.sleep(2)
+            new = sorted({p.stem for p in chats.glob("*.jsonl")} - before)
+            return session or (new[0] if new else ""), requests.all()[start:]
+
+        a, asked = turn("A1")
+        outcome.sessions["A"] = a
+        sha = world.commit("A1", ["hello.txt", "README.md"])
+        at_commit("A1", a)
+        outcome.expected.append(Expected("A1", sha, a, [QWEN_PROMPTS["A1"]], ["README.md", "hello.txt"],
+                                         _qwen_usage(asked), None, [server.ANSWERS["edit-one"]]))  # fmt: skip
+        _, asked = turn("A2", a)
+        sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt", "second.txt"])
+        at_commit("A2", a)
+        outcome.expected.append(Expected("A2", sha, a, [QWEN_PROMPTS["A2"]],
+                                         ["greeting.txt", "hello.txt", "old.txt", "second.txt"],
+                                         _qwen_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+        _, asked = turn("A3", a, settle=5)
+        sha = world.commit("A3", ["sub.txt"])
+        at_commit("A3", a)
+        main = [r for r in asked if not _qwen_subagent(r)]
+        outcome.expected.append(Expected("A3", sha, a, [QWEN_PROMPTS["A3"]], ["sub.txt"], _qwen_usage(main),
+                                         _qwen_usage([r for r in asked if _qwen_subagent(r)]),
+                                         [server.ANSWERS["subagent"]]))  # fmt: skip
+
+        b, asked = turn("B1")
+        outcome.sessions["B"] = b
+        outcome.facts["b1_requests"] = asked
+        agent_commit = next((sha for sha, subject, _ in outcome.commits() if subject == "agent: mid.txt"), "")
+        outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [QWEN_PROMPTS["B1"]], ["mid.txt"],
+                                         _qwen_usage(asked[:2]), None, []))  # fmt: skip
+        _, asked_b2 = turn("B2", b)
+        _, asked_b3 = turn("B3", b)
+        sha = world.commit("B end", ["late.txt", "notes.txt"])
+        at_commit("B-end", b)
+        outcome.expected.append(Expected("B-end", sha, b, [QWEN_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                         ["late.txt", "notes.txt"], _qwen_usage(asked[2:] + asked_b2 + asked_b3), None,
+                                         [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")],
+                                         [QWEN_PROMPTS["B2"], QWEN_PROMPTS["B3"]]))  # fmt: skip
+
+        _user_commands(outcome)
+        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b)}
+        outcome.facts["edited"] = {"README.md"}
+        outcome.facts["agent_own_files"] = (".qwen/settings.json",)  # Qwen's "$version" (test_host_qwen)
+        outcome.facts["resumed_history"] = [QWEN_PROMPTS["B1"], QWEN_PROMPTS["B3"]]
+
+        # Resume: Qwen's chat and the view deleted, the host restores the chat through write-session.
+        native = chats / f"{b}.jsonl"
+        outcome.facts["rollout_paths"] = [str(native)]
+        outcome.facts["rollout_before"] = native.read_bytes() if native.exists() else b""
+        session_ref = _session_ref(world, b)
+        for path in [native, *([Path(session_ref)] if session_ref else [])]:
+            path.unlink(missing_ok=True)
+        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
+        outcome.facts["rollout_after"] = native.read_bytes() if native.exists() else b""
+        start = requests.mark()
+        outcome.commands["R"] = world.run(
+            [str(qwen_bin), "-r", b, "-p", QWEN_PROMPTS["R"], "--yolo"], check=False
+        )
+        outcome.facts["resumed_requests"] = [r["body"] for r in requests.all()[start:]]
+
+        _disable(outcome)
+    finally:
+        for stop in (proc.terminate, lambda: proc.wait(timeout=10), server_err.close, ns.close):
+            stop()
+    return outcome

@@ -29,6 +29,7 @@ Pre-0.39 single-JSON chats are not viewed: the CLI gets those files as they are.
 from __future__ import annotations
 
 from entire_core import _json, offsets, views
+from entire_core.genai import response_text, without_inline_data
 from entire_core.jsonvalues import array as as_list
 from entire_core.jsonvalues import obj as as_dict
 
@@ -168,13 +169,7 @@ def _result_text(call: dict[str, Any]) -> str:
     shown = call.get("resultDisplay")
     if isinstance(shown, str) and shown:
         return shown
-    texts: list[str] = []
-    for part in as_list(call.get("result")):
-        response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
-        for key in ("output", "error"):
-            if isinstance(response.get(key), str):
-                texts.append(str(response[key]))
-    return "\n".join(texts)
+    return response_text(call.get("result"))
 
 
 def is_legacy_head(first: bytes, more: bytes) -> bool:
@@ -233,28 +228,6 @@ def _protected_in(message: dict[str, Any], path: tuple[str | int, ...]) -> bool:
 def _at(container: object, index: str | int) -> object:
     items = as_list(container)
     return items[index] if isinstance(index, int) and 0 <= index < len(items) else None
-
-
-def without_inline_data(value: Any) -> Any:
-    """``value`` with every ``inlineData`` part's bytes replaced by a short ``text/plain`` marker."""
-    items = as_list(value)
-    if items:
-        return [without_inline_data(v) for v in items]
-    d = as_dict(value)
-    if not d:
-        return value
-    inline = as_dict(d.get("inlineData"))
-    data = inline.get("data")
-    if isinstance(data, str) and len(data) > views.MIN_KEEP:
-        import base64
-
-        size = len(data.encode())
-        note = views.MARKER.format(cut=size, total=size) + f" (inline {inline.get('mimeType') or 'data'})"
-        return {
-            **d,
-            "inlineData": {"mimeType": "text/plain", "data": base64.b64encode(note.encode()).decode()},
-        }
-    return {k: without_inline_data(v) for k, v in d.items()}
 
 
 def shrink(message: dict[str, Any], limit: int) -> dict[str, Any]:

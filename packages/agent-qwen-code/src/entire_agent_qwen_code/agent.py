@@ -1,8 +1,9 @@
 """``QwenCodeAgent``: Qwen Code as an Entire CLI external agent, wired to the modules that know it.
 
 Imported for every call, so it imports nothing heavy: each method imports what it needs. The session's
-transcript is Qwen's own chat recording (``<runtime>/projects/<project>/chats/<id>.jsonl``), read whole
-(its tree needs the whole file to know the live branch) and scoped by line offsets.
+transcript is Qwen's own chat recording (``<runtime>/projects/<project>/chats/<id>.jsonl``), handed to the
+CLI as a bounded view of it (``view``, ``entire_core.views``), read whole (its tree needs the whole file
+to know the live branch) and scoped by line offsets.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     from entire_core.hookfile import HookGroupsFile
+    from entire_core.protocol import AgentSession
     from entire_core.types import CompactTranscript, Event, TokenUsage
+    from entire_core.views import ViewFormat
 
 
 class QwenCodeAgent(
@@ -78,6 +81,26 @@ class QwenCodeAgent(
         from entire_core import validate
 
         return os.path.join(self.chats_dir(), validate.session_id(session_id) + ".jsonl")
+
+    def view_format(self) -> ViewFormat:
+        """Chats are handed over as wrapped generic JSONL views, bounded (``entire_agent_qwen_code.view``)."""
+        from entire_agent_qwen_code.view import QwenView
+
+        return QwenView()
+
+    def restore_native(self, session: AgentSession) -> str:
+        """Write the chat (the view unwrapped) where ``qwen --resume <id>`` finds it: the repository's chats."""
+        import os
+
+        from entire_core import fsutil, validate
+
+        from entire_agent_qwen_code import paths
+
+        repo = session.repo_path or self.repo_root
+        chats = paths.chats_dir(self.env, self.home(), repo)
+        target = os.path.join(chats, validate.session_id(session.session_id) + ".jsonl")
+        fsutil.atomic_write(target, session.native_data or b"")
+        return target
 
     def format_resume_command(self, session_id: str) -> str:
         from entire_core import shell
@@ -172,11 +195,15 @@ class QwenCodeAgent(
         return len(lines_of(self._data(path)))
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
+        from entire_core.views import native_of
+
         from entire_agent_qwen_code import transcript
 
         data = self._data(path)
         items = transcript.scope(data, offset)
-        return self._files(items, self._subagents_dir("", path)), len(transcript.lines_of(data))
+        return self._files(items, self._subagents_dir("", native_of(self, path))), len(
+            transcript.lines_of(data)
+        )
 
     def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
         from entire_agent_qwen_code import transcript

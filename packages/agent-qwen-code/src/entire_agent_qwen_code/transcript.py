@@ -5,7 +5,8 @@ Records carry ``uuid``, ``parentUuid``, ``type`` (``user``, ``assistant``, ``too
 model call's ``usageMetadata``. ``/rewind`` appends records that hang off an earlier parent, leaving
 what it abandoned on a dead branch: the **live branch** is found by walking ``parentUuid`` back from the
 last record, and only it is the session's work. Positions are line counts, as the Entire CLI counts
-the file's lines; a scope is the live records on lines at or after the offset.
+the file's lines (a view's lines, one per chat line); a scope is the live records on lines at or after
+the offset.
 """
 
 from __future__ import annotations
@@ -32,15 +33,22 @@ def lines_of(data: bytes) -> list[bytes]:
     return data.split(b"\n")[:-1]
 
 
+def decode(line: bytes) -> dict[str, Any]:
+    """One line's record, or ``{}``: a view's line (wrapped generic JSONL, ``view``) is read as the record
+    it carries, its header padding and marker as no record. Qwen's own records start with their uuid."""
+    if line.startswith(b'{"type":"'):
+        from entire_core.views import unwrap
+
+        line = unwrap(line) or b""
+    try:
+        return obj(_json.loads(line)) if line.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+
+
 def records(lines: Iterable[bytes]) -> list[dict[str, Any]]:
-    """Each line's JSON object, or ``{}`` where a line is not one (kept, so indexes stay line numbers)."""
-    found: list[dict[str, Any]] = []
-    for line in lines:
-        try:
-            found.append(obj(_json.loads(line)) if line.strip() else {})
-        except (ValueError, RecursionError):
-            found.append({})
-    return found
+    """Each line's record, or ``{}`` where a line holds none (kept, so indexes stay line numbers)."""
+    return [decode(line) for line in lines]
 
 
 def live(items: list[dict[str, Any]]) -> list[bool]:

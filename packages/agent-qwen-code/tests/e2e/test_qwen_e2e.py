@@ -95,6 +95,7 @@ class Scenario:
                 "chats": str(qwen_home / "projects" / sanitized / "chats"),
                 "results": str(work / "results.json"), "api_log": str(work / "api.jsonl")}  # fmt: skip
         (work / "plan.json").write_text(json.dumps(plan))
+        self.plan = plan
         argv = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(work / "plan.json")])
         proc = subprocess.run(argv, capture_output=True, timeout=1200, check=False)
         assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
@@ -175,3 +176,31 @@ def test_turn_files_prompts_and_tokens(scenario: Scenario) -> None:
     assert again["prompt"] == "" and again["turn_offset"] == 0
     assert again["transcript_files"] == ["notes.txt", "sub.txt"]
     assert again["tokens"] == calls(10, subagent_tokens=calls(2))
+
+
+def test_a_chat_restored_from_a_rebased_view_resumes_with_every_prompt(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    """The view re-based before the last turn (its snapshot: the live branch re-linked, cut to 3 KB) and
+    written back as ``write-session`` writes it (the snapshot's records, then the body): the real Qwen
+    resumes that chat, and its next request carries every earlier prompt."""
+    from entire_agent_qwen_code import transcript
+    from entire_agent_qwen_code.view import QwenView
+
+    chat = Path(scenario.plan["chats"]) / f"{scenario.session}.jsonl"
+    lines = chat.read_bytes().split(b"\n")[:-1]
+    last = max(i for i, line in enumerate(lines) if transcript.prompt_of(json.loads(line)) == PROMPTS[-1])
+    snapshot = QwenView().snapshot(str(chat), sum(len(line) + 1 for line in lines[:last]), 3000)
+    restored = b"".join(line + b"\n" for line in [*snapshot, *lines[last:]])
+    assert len(restored) < chat.stat().st_size
+    chat.write_bytes(restored)
+    plan = {**scenario.plan, "results": str(tmp_path / "results.json"), "api_log": str(tmp_path / "api.jsonl"),
+            "steps": [{"name": "r", "args": ["-r", scenario.session, "-p", "say what we did", "--yolo"]}]}  # fmt: skip
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    argv = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(tmp_path / "plan.json")])
+    assert subprocess.run(argv, capture_output=True, timeout=600, check=False).returncode == 0
+    (step,) = json.loads((tmp_path / "results.json").read_text())["steps"]
+    assert step["code"] == 0, step["stderr"]
+    first = json.loads((tmp_path / "api.jsonl").read_text().splitlines()[0])["body"]["messages"]
+    asked = json.dumps(first, ensure_ascii=False)
+    assert all(prompt in asked for prompt in PROMPTS), asked[:3000]

@@ -2,7 +2,7 @@
 
 Gemini CLI records a message's ``parts`` (``{text}``, ``{text, thought: true}``, ``{functionCall}``,
 ``{functionResponse}``) and the model's ``usageMetadata``; Qwen Code, forked from it, records the
-same shapes in its own JSONL. Here, in core, so that neither agent's wheel depends on the other's.
+same shapes in its own JSONL. Both views (``entire_core.views``) cut inline data and tool outputs alike. Here, in core, so that neither agent's wheel depends on the other's.
 """
 
 from __future__ import annotations
@@ -41,6 +41,39 @@ def only_function_responses(parts: object) -> bool:
     """True for a non-empty list of parts that are all ``functionResponse`` (tool results, not typed text)."""
     found = array(parts)
     return bool(found) and all("functionResponse" in obj(p) for p in found)
+
+
+def response_text(parts: object) -> str:
+    """What the ``functionResponse`` parts among ``parts`` returned: each response's ``output`` or ``error``."""
+    texts: list[str] = []
+    for part in array(parts):
+        response = obj(obj(obj(part).get("functionResponse")).get("response"))
+        texts.extend(str(response[key]) for key in ("output", "error") if isinstance(response.get(key), str))
+    return "\n".join(texts)
+
+
+def without_inline_data(value: Any) -> Any:
+    """``value`` with every ``inlineData`` part's bytes replaced by a short ``text/plain`` marker (a cut view record)."""
+    items = array(value)
+    if items:
+        return [without_inline_data(v) for v in items]
+    d = obj(value)
+    if not d:
+        return value
+    inline = obj(d.get("inlineData"))
+    data = inline.get("data")
+    from entire_core.cutting import MARKER, MIN_KEEP
+
+    if isinstance(data, str) and len(data) > MIN_KEEP:
+        import base64
+
+        size = len(data.encode())
+        note = MARKER.format(cut=size, total=size) + f" (inline {inline.get('mimeType') or 'data'})"
+        return {
+            **d,
+            "inlineData": {"mimeType": "text/plain", "data": base64.b64encode(note.encode()).decode()},
+        }
+    return {k: without_inline_data(v) for k, v in d.items()}
 
 
 def call_usage(*, prompt: int, cached: int, output: int, thoughts: int = 0, tool: int = 0) -> TokenUsage:

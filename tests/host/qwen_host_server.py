@@ -1,0 +1,98 @@
+"""The Qwen Code end-to-end test's scripted OpenAI API, with the scripts the ``host`` scenarios add.
+
+Every script of ``openai_api`` stays as it is (the prompt picks it: "read notes", "subagent", ...); these
+are added, matched first (the step is the number of tool results since the prompt):
+
+    prompt mentions      model calls
+    "edit-one"           write_file hello.txt, read_file README.md, edit README.md, then text
+    "rename-delete"      the shell renaming hello.txt to greeting.txt and deleting old.txt, write_file
+                         second.txt, then text
+    "mid-commit"         write_file mid.txt, then the shell running ``git commit`` of mid.txt (a commit
+                         the agent makes in the middle of its turn), write_file late.txt, then text
+    "edit-three"         read_file late.txt, write_file late.txt (new text) and notes.txt, then text
+    "text-only"          one text answer
+
+Run: ``python qwen_host_server.py --port N --workdir REPO --log REQUESTS.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-qwen-code" / "tests" / "e2e")
+)
+
+api: Any = importlib.import_module("openai_api")
+
+ANSWERS = {
+    "edit-one": "Turn one done: hello.txt created, README.md updated.",
+    "rename-delete": "I renamed hello.txt to greeting.txt, deleted old.txt and added second.txt.",
+    "mid-commit": "Mid-commit turn done: mid.txt committed, late.txt written.",
+    "edit-three": "Turn three done: late.txt rewritten, notes.txt added.",
+    "text-only": "A text-only answer: nothing to change.",
+    "subagent": "The subagent wrote sub.txt.",
+}
+SHELL_RENAME = "mv hello.txt greeting.txt && rm old.txt"
+SHELL_COMMIT = "git add mid.txt && git commit -q -m 'agent: mid.txt'"
+_base_step = api._step
+
+
+def _shell(command: str) -> tuple[str, dict[str, Any]]:
+    return api._call("run_shell_command", command=command, description="scripted")
+
+
+def host_step(
+    body: dict[str, Any], workdir: str, prompt: str, results: int
+) -> tuple[str, dict[str, Any]] | str:
+    """The host scenarios' next move, else the end-to-end server's."""
+    write, read = api._call, lambda name: api._call("read_file", **{api._path_key(body): f"{workdir}/{name}"})
+    steps: list[tuple[str, dict[str, Any]]] = []
+    if "edit-one" in prompt:
+        readme = f"{workdir}/README.md"
+        steps = [write("write_file", file_path=f"{workdir}/hello.txt", content="hello\n"), read("README.md"),
+                 write("edit", file_path=readme, old_string="# e2e", new_string="# e2e, edited")]  # fmt: skip
+        key = "edit-one"
+    elif "rename-delete" in prompt:
+        steps = [
+            _shell(SHELL_RENAME),
+            write("write_file", file_path=f"{workdir}/second.txt", content="two\n"),
+        ]
+        key = "rename-delete"
+    elif "mid-commit" in prompt:
+        steps = [write("write_file", file_path=f"{workdir}/mid.txt", content="committed by the agent mid-turn\n"),
+                 _shell(SHELL_COMMIT),
+                 write("write_file", file_path=f"{workdir}/late.txt", content="written after the agent's commit\n")]  # fmt: skip
+        key = "mid-commit"
+    elif "edit-three" in prompt:
+        steps = [read("late.txt"), write("write_file", file_path=f"{workdir}/late.txt", content="rewritten\n"),
+                 write("write_file", file_path=f"{workdir}/notes.txt", content="notes of turn three\n")]  # fmt: skip
+        key = "edit-three"
+    elif "text-only" in prompt:
+        key = "text-only"
+    else:
+        return _base_step(body, workdir, prompt, results)
+    return steps[results] if results < len(steps) else ANSWERS[key]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="The scripted OpenAI API of the Qwen Code host scenario.")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--log", default="")
+    parser.add_argument("--lifetime", type=float, default=1800.0)
+    args = parser.parse_args()
+    api._step = host_step
+    server = api.serve(args.port, args.workdir, args.log)
+    threading.Event().wait(args.lifetime)
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
