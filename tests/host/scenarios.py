@@ -637,7 +637,7 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
                   QWEN_RUNTIME_DIR=str(qwen_home), OPENAI_API_KEY="scripted", OPENAI_MODEL="qwen-scripted",
                   OPENAI_BASE_URL=f"http://127.0.0.1:{QWEN_PORT}/v1", QWEN_USAGE_STATISTICS_ENABLED="false",
                   QWEN_CODE_DISABLE_PRECONNECT="1", QWEN_DISABLE_AUTO_TITLE="1",
-                  QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
+                  QWEN_CODE_SUPPRESS_YOLO_WARNING="1", **variant_env(backend))  # fmt: skip
     qwen_home.mkdir(parents=True)
     (qwen_home / "settings.json").write_text(json.dumps({
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},

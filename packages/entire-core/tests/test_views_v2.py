@@ -250,3 +250,18 @@ def test_rewrap_keeps_what_a_line_restates() -> None:
     again = json.loads(views.rewrap(line, b"lo"))
     assert again["type"] == "assistant" and again["message"]["content"][0]["text"] == "x"
     assert again["native_text"] == "lo" and views.unwrap(views.rewrap(line, b"\xff")) == b"\xff"
+
+
+def test_a_first_turn_larger_than_half_the_budget_stays_whole_when_its_file_appears(tmp_path: Path) -> None:
+    # Qwen and Gemini create their chat file after the prompt hook: at TurnStart there is no file yet,
+    # the view is empty and the CLI counts the turn from line 0. A rebuild must not cut into that turn.
+    owner = Owner(tmp_path, budget=4096)
+    native = tmp_path / "late.jsonl"
+    path = views.attach(owner, "w-1", str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
+    lines = [b'{"session":"w-1"}', json.dumps({"who": "me", "say": "the first prompt"}).encode()]
+    lines += [json.dumps({"who": "it", "say": f"{n}" + "x" * 200}).encode() for n in range(12)]
+    native.write_bytes(b"\n".join(lines) + b"\n")
+    views.attach(owner, "w-1", str(native), EventType.TURN_END)  # pyright: ignore[reportArgumentType]
+    data = Path(path).read_bytes()
+    assert len(data) > 4096 // 2 and views.head_lines_of(data) == 0  # past half the budget, not re-based
+    assert [views.unwrap(line) for line in data.split(b"\n")[:-1]] == lines

@@ -821,6 +821,7 @@ class View:
         # A view made anew after another (the agent replaced its file) starts its body no earlier than
         # where the old one ended: a line the CLI stored for the old view never points into the new body.
         floor = self.lines() if self.meta else 0
+        turn_line = self._turn_line(native, start)
         m: dict[str, Any] = {"native": native, "native_start": start, "follow": upto is None, "turn": -1}
         self.meta = m
         st: os.stat_result | None
@@ -839,6 +840,9 @@ class View:
             cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
         if resume_at is not None and resume_at >= 0 and end - resume_at <= self.budget.total:
             cut = min(cut, resume_at)  # the turn in progress stays whole
+        turn_at = _byte_of_line(native, start, turn_line) if turn_line is not None else None
+        if turn_at is not None and turn_at < cut and end - turn_at <= HARD_LIMIT:
+            cut = turn_at  # the turn in progress stays whole (its start is where the CLI counts from)
         lines_before = _lines_between(native, start, cut) if cut > start else 0
         stored = self.host_start()
         if stored is not None and stored < lines_before:
@@ -867,6 +871,8 @@ class View:
             self._append(native, cut, end)
         m["native_end"] = max(int(m["native_end"]), cut)
         m["native_mark"] = _mark(native, start, int(m["native_end"]))
+        if turn_line is not None and turn_line >= len(header):
+            m["turn"] = _byte_of_line(self.path, 0, turn_line)
         if resume_at is not None:
             if resume_at >= 0:
                 resume = len(header) + _lines_between(native, cut, max(cut, resume_at))
@@ -880,6 +886,19 @@ class View:
         self._save()
         if new:
             self._sweep()
+
+    def _turn_line(self, native: str, start: int) -> int | None:
+        """The line the turn in progress starts at, when the view being replaced followed the same file."""
+        m = self.meta
+        turn = m.get("turn", -1)
+        if not m or m.get("mirror") or m.get("native") != native or m.get("native_start", 0) != start:
+            return None
+        if not isinstance(turn, int) or turn < 0:
+            return None
+        try:
+            return _lines_between(self.path, 0, turn) if turn else 0
+        except OSError:
+            return None
 
     def _snapshot_room(self) -> int:
         return self.budget.total // SNAPSHOT_SHARE
