@@ -6,16 +6,22 @@ the recorded size and sha256), and the plugin calls the simulator makes for that
 with the calls the host made: the same subcommands in the same order, with the same ``--offset``.
 
 Commits are replayed too: where the host's git hook condensed a session (a process without a hook
-that asks ``calculate-total-tokens``), the simulator condenses the session of the last hook.
+that asks ``calculate-total-tokens``), the files its checkpoint names are committed and the simulator
+condenses the session of the last hook. A commit during a turn finds the agent's file grown past the
+last hook: it is grown line by line until the plugin's ``extract-modified-files`` answers what it
+answered the host.
 
 What the simulator does differently is a simulator bug. Those not fixed yet are listed, with what the
 host did, in ``tests/data/host/sim-differences.json``: a fix (or a new difference) changes the list,
-and this test says so (``ENTIRE_SIM_DIFFERENCES=update`` rewrites it after a fix). Not replayed yet:
-``session resume``, and the Aider launcher's own state files (Aider's hooks parse to no event here).
+and this test says so (``ENTIRE_SIM_DIFFERENCES=update`` rewrites it after a fix). Not replayed:
+``session resume``; the Aider launcher's own state files (its plugin parses no event without them,
+so its recorded view is put back and the host's event replayed); and a session file the recording
+lacks (Gemini's first chat file, gone by the end of the scenario).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -45,8 +51,9 @@ def _offset(args: list[str]) -> str:
 
 def host_steps(record: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None, list[tuple[str, str]]]]:
     """The host's ``entire`` processes that called the agent's plugin beyond discovery, in order:
-    ``("hook", parse-hook call, follow-ups)`` for a hook, ``("commit", None, calls)`` for a git hook's
-    condensation (a process without ``parse-hook`` that asks ``calculate-total-tokens``).
+    ``("hook", parse-hook call, follow-ups)`` for a hook, ``("commit", first extract-modified-files call
+    or None, calls)`` for a git hook's condensation (a process without ``parse-hook`` that asks
+    ``calculate-total-tokens``).
 
     A process starts with discovery (``info`` on every plugin on PATH).
     """
@@ -69,7 +76,8 @@ def host_steps(record: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None,
         if hooks:
             steps.append(("hook", hooks[0], follow))
         elif any(c["subcommand"] == "calculate-total-tokens" for c in calls):
-            steps.append(("commit", None, follow))
+            extract = next((c for c in calls if c["subcommand"] == "extract-modified-files"), None)
+            steps.append(("commit", extract, follow))
     return steps
 
 
@@ -92,6 +100,60 @@ def same_length_world(original: str) -> Path:
     world = base / ("w" * pad)
     world.mkdir()
     return world
+
+
+def grow_to_the_hosts_answer(
+    sim: Any, agent: str, call: dict[str, Any], native: tuple[Path, bytes, int], ref: str
+) -> None:
+    """Put the agent's session file back as it stood at a commit during a turn.
+
+    Hooks record their files' sizes; commits do not. The agent kept writing after the last hook, so the
+    file is grown line by line from there until the plugin's ``extract-modified-files`` on the session's
+    ``ref`` answers what it answered the host (files and position), else left at the last hook's size.
+    """
+    from entire_sim.plugin import CallFailed
+
+    path, data, size = native
+    offset = call["args"][call["args"].index("--offset") + 1]
+    for end in [i + 1 for i in range(size, len(data)) if data[i] == 0x0A]:
+        path.write_bytes(data[:end])
+        plugin = sim.plugin(agent)
+        with contextlib.suppress(CallFailed):  # the host ignores a failed prepare as well
+            plugin.run("prepare-transcript", "--session-ref", ref)
+        with contextlib.suppress(CallFailed):
+            answer = plugin.run("extract-modified-files", "--path", ref, "--offset", offset).stdout
+            if hashlib.sha256(answer).hexdigest() == call["answer_sha256"]:
+                return
+    path.write_bytes(data[:size])
+
+
+def commit_the_files(repo: Path, files: list[str]) -> None:
+    """The commit a condensation follows, with the files its checkpoint names (their contents are not
+    recorded: a file the agent left is committed as it is, a missing one as a placeholder), so that
+    files committed during a turn are in HEAD as the host saw them."""
+    for name in files:
+        path = repo / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"{name}\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A", "--", *files], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "a scripted commit"], cwd=repo, check=True)
+
+
+def replay_the_hosts_event(sim: Any, agent: str, hook: str, answer: str) -> dict[str, Any]:
+    """What follows ``parse-hook`` for the event the plugin answered the host.
+
+    Aider's plugin reads the launcher's own state files to parse a hook; they are not recorded, so
+    here it answers no event. Its view is put back as recorded instead, and the host's event replayed.
+    """
+    from entire_sim import godecode
+    from entire_sim.lifecycle import HookRun
+
+    plugin = sim.plugin(agent)
+    with sim.state.lock():
+        return HookRun(plugin, sim.state, str(sim.repo)).replay(
+            hook, godecode.decode("parse-hook", answer.encode())
+        )
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
@@ -119,8 +181,15 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
     from entire_sim.lifecycle import HookRun
 
     last_session = ""
+    # the recorded commits with a checkpoint: one per condensing commit step, in order
+    checkpointed = iter([c for c in record["commits"] if c["checkpoint"]])
+    native: tuple[Path, bytes, int] | None = None  # the last hook's own session file: path, final bytes, size
     for index, (kind, call, host) in enumerate(host_steps(record)):
         if kind == "commit":
+            session = sim.state.session(last_session) or {}
+            if call is not None and native is not None and session.get("transcript_path"):
+                grow_to_the_hosts_answer(sim, agent, call, native, session["transcript_path"])
+            commit_the_files(repo, next(checkpointed, {}).get("files_touched") or [])
             plugin = sim.plugin(agent)
             with sim.state.lock():
                 HookRun(plugin, sim.state, str(sim.repo)).condense(last_session)
@@ -131,8 +200,11 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
                 differences.append(f"step {index} (commit): host {host}, simulator {simulated}")
             continue
         assert call is not None
-        for name, (size, digest) in call.get("files", {}).items():
-            if _is_view(name) or name not in final:
+        files = call.get("files", {})
+        # a hook that names only our view (Aider's): the agent's own file comes from its launcher's state
+        view_only = bool(files) and all(_is_view(name) for name in files)
+        for name, (size, digest) in files.items():
+            if (_is_view(name) and not view_only) or name not in final:
                 continue
             target = Path(name.replace("$WORLD", str(world)))
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -140,9 +212,12 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
             if hashlib.sha256(data).hexdigest() != digest:
                 differences.append(f"step {index}: {name} at {size} bytes is not a prefix of its final bytes")
             target.write_bytes(data.replace(record["world_root"].encode(), str(world).encode()))
+            native = (target, final[name].replace(record["world_root"].encode(), str(world).encode()), size)
         payload = call["stdin"].replace("$WORLD", str(world)).encode()
         hook = call["args"][call["args"].index("--hook") + 1]
         ran = sim.hook(agent, hook, payload)
+        if view_only and ran["event"] is None and call.get("answer", "").strip() not in ("", "null"):
+            ran = replay_the_hosts_event(sim, agent, hook, call["answer"].replace("$WORLD", str(world)))
         if ran["event"] and ran["event"].get("session_id"):
             last_session = ran["event"]["session_id"]
         simulated = [

@@ -1,11 +1,13 @@
-"""The commit side of the CLI: condensation reads the recorded file, cuts it by line, and keeps a line count."""
+"""The commit side of the CLI: condensation reads the recorded file, cuts it by line, and keeps a line count;
+a commit during a turn is condensed with the session active."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-from entire_sim.lifecycle import count_lines, slice_from_line
-from sim_helpers import make_sim, sample
+from entire_sim.lifecycle import builtin_owner, count_lines, slice_from_line
+from sim_helpers import git, make_sim, sample
 
 SESSION = Path(__file__).parents[3] / "packages/entire-core/tests/data/sample-session.jsonl"
 
@@ -23,7 +25,7 @@ def test_line_cut_and_count_follow_the_cli() -> None:
     assert slice_from_line(data, 999) == b""
 
 
-def test_commit_stores_the_cli_line_count_and_flags_a_byte_position(repo: Path, bin_dir: Path) -> None:
+def test_commit_stores_the_cli_line_count_not_the_plugins_position(repo: Path, bin_dir: Path) -> None:
     sample(bin_dir)
     sim = make_sim(repo, bin_dir)
     sim.enable("sample")
@@ -44,8 +46,8 @@ def test_commit_stores_the_cli_line_count_and_flags_a_byte_position(repo: Path, 
     assert first["scoped_bytes"] == len(b"".join(lines[:3]))
     session = next(s for s in sim.sessions() if s["session_id"] == "s-1")
     assert session["checkpoint_transcript_start"] == 3  # the CLI's count, not the plugin's position
-    warnings = [v for v in sim.violations() if v["subcommand"] == "get-transcript-position"]
-    assert warnings and "3 lines" in warnings[0]["message"]  # the sample agent answers bytes
+    # the CLI counts the lines itself: it never asks the plugin's position at a commit (the sample answers bytes)
+    assert not [v for v in sim.violations() if v["subcommand"] == "get-transcript-position"]
 
     transcript.write_bytes(b"".join(lines))
     second = sim.commit("sample", "s-1")
@@ -54,3 +56,43 @@ def test_commit_stores_the_cli_line_count_and_flags_a_byte_position(repo: Path, 
     assert second["scoped_bytes"] == len(b"".join(lines[3:]))
     calls = [c for c in sim.hook_calls()]  # commits are not hooks
     assert all(r["hook"] in ("prompt", "stop") for r in calls)
+
+
+def test_a_commit_during_a_turn_is_condensed_with_the_session_active(repo: Path, bin_dir: Path) -> None:
+    """The simulator has no git hooks: a commit the agent made during its turn is condensed at the next
+    hook, as v0.10.3's post-commit does for an active session, and the turn's end then saves nothing."""
+    sample(bin_dir)
+    sim = make_sim(repo, bin_dir)
+    sim.enable("sample")
+    transcript = repo.parent / "s-2.jsonl"
+    ref = str(transcript)
+    transcript.write_bytes(b'{"type":"meta"}\n')  # the turn starts at line 1
+    sim.hook("sample", "prompt", f'{{"session_id":"s-2","transcript_path":"{ref}","prompt":"hi"}}'.encode())
+    transcript.write_bytes(
+        b'{"type":"meta"}\n{"type":"user","text":"hi"}\n{"type":"tool","path":"hello.txt"}\n'
+    )
+    (repo / "hello.txt").write_text("hello\n")
+    git(repo, "add", "hello.txt")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "the agent's commit")
+    ended = sim.hook("sample", "stop", f'{{"session_id":"s-2","transcript_path":"{ref}"}}'.encode())
+
+    asked = [c["subcommand"] for c in ended["calls"]]
+    assert asked[:6] == ["parse-hook", "prepare-transcript", "extract-modified-files", "prepare-transcript",
+                         "prepare-transcript", "extract-modified-files"]  # fmt: skip
+    commit, turn = sim.checkpoints()
+    assert (commit["kind"], commit["mid_turn"], commit["files"]) == ("commit", True, ["hello.txt"])
+    assert (turn["kind"], turn["files"], turn["tokens"]) == ("turn", [], None)  # committed: nothing to save
+    assert turn["transcript_files"] == ["hello.txt"]
+    assert turn["prompt_txt"] == "hi"  # prompt.txt was cleared by the condensation, then extracted again
+    assert "get-transcript-position" in asked[-1:]  # after commits in the turn: where the turn ended
+
+
+def test_hooks_on_a_built_in_agents_transcript_are_skipped(repo: Path, bin_dir: Path, tmp_path: Path) -> None:
+    rollout = tmp_path / "codex-home/sessions/2026/01/01/rollout-child.jsonl"
+    assert builtin_owner(str(rollout), str(repo), {"CODEX_HOME": str(tmp_path / "codex-home")}) == "codex"
+    gemini = Path("/h/.gemini/tmp", hashlib.sha256(str(repo).encode()).hexdigest(), "chats/s.json")
+    assert builtin_owner(str(gemini), str(repo), {"HOME": "/h"}) == "gemini"
+    assert (
+        builtin_owner("/h/.gemini/tmp/repo/chats/s.json", str(repo), {"HOME": "/h"}) == ""
+    )  # 0.39+: by name
+    assert builtin_owner("", str(repo), {}) == ""

@@ -112,15 +112,26 @@ def test_plain_aider_reports_nothing(report: dict[str, Any]) -> None:
     assert report["hook_calls"][report["calls_after_launcher"] :] == []
 
 
+def kind(checkpoints: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [c for c in checkpoints if c["kind"] == name]
+
+
 def test_early_notification_does_not_end_the_turn(report: dict[str, Any]) -> None:
     # The CREATE-NOTES turn rang at "Create new file?": its TurnEnd must hold the applied edit.
-    checkpoints = report["checkpoints"]
-    assert [c["transcript_files"] for c in checkpoints] == [["hello.py"], ["NOTES.md"], []]
-    assert [c["files"] for c in checkpoints] == [["hello.py"], ["NOTES.md"], []]  # Aider committed
+    checkpoints = kind(report["checkpoints"], "turn")
+    # (the first turn started at position 0, before the view had a line: its end reads from the
+    # checkpoint_transcript_start its commit left, past the edit, as the Entire CLI does: files [] there)
+    assert [c["transcript_files"] for c in checkpoints] == [[], ["NOTES.md"], []]
+    # Aider committed each edit during its turn: as the Entire CLI does, that commit was condensed
+    # with the session active (a checkpoint of its own, with the files), and the turn saved nothing
+    assert [c["files"] for c in checkpoints] == [[], [], []]
+    assert [c["files"] for c in kind(report["checkpoints"], "commit")] == [["hello.py"], ["NOTES.md"]]
+    assert all(c["mid_turn"] for c in kind(report["checkpoints"], "commit"))
     assert [c["prompt"] for c in checkpoints] == PROMPTS
-    assert [c["prompt_txt"] for c in checkpoints] == [
-        PROMPTS[0], "\n\n---\n\n".join(PROMPTS[:2]), "\n\n---\n\n".join(PROMPTS)
-    ]  # fmt: skip
+    # the condensations cleared prompt.txt, so the edit turns' is what extract-prompts found in the turn:
+    # none for the first, read past its prompt (the host's record has the same: tests/data/host/aider.json);
+    # the answer-only turn's follows the second's, written back by that extraction
+    assert [c["prompt_txt"] for c in checkpoints] == ["", PROMPTS[1], "\n\n---\n\n".join(PROMPTS[1:])]
     # Each turn's transcript is the session's view so far, and a turn starts at the line where the last
     # one ended (positions are lines, as the Entire CLI counts them; the launcher's view is re-based, so
     # its positions only grow).
@@ -132,9 +143,10 @@ def test_early_notification_does_not_end_the_turn(report: dict[str, Any]) -> Non
 
 
 def test_tokens(report: dict[str, Any]) -> None:
-    # The CLI computes usage for turns that changed files: the answer-only turns have none.
-    checkpoints = report["checkpoints"]
-    assert [c["tokens"] is None for c in checkpoints] == [False, False, True]
+    # The CLI computes usage where it saves files: at Aider's own commits (condensed mid-turn), not at
+    # the turns' ends, whose files were committed already; the answer-only turn has none either.
+    assert [c["tokens"] for c in kind(report["checkpoints"], "turn")] == [None] * 3
+    checkpoints = kind(report["checkpoints"], "commit")
     exact = {
         "input_tokens": 1234,
         "cache_creation_tokens": 0,
@@ -159,7 +171,7 @@ def test_a_rebased_view_resumes_with_the_earlier_prompts(report: dict[str, Any])
     resume` restores it as a history file of its own, and Aider, started with the resume command,
     sends the earlier turns' prompts to the model again."""
     assert report["long_run"]["exit_code"] == 0
-    launched = report["long_checkpoints"]
+    launched = kind(report["long_checkpoints"], "turn")
     assert [c["prompt"] for c in launched] == report["long_prompts"]
     assert all(c["transcript_bytes"] <= report["view_budget"] for c in launched)
     offsets = [c["turn_offset"] for c in launched]

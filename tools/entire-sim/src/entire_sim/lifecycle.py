@@ -1,5 +1,6 @@
 """What ``entire hooks <agent> <hook>`` does after reading the payload: parse-hook, then the call
-sequence of the event type, as PROTOCOL.md §5 describes the newest CLI.
+sequence of the event type, as Entire CLI v0.10.3 makes it (``cmd/entire/cli/lifecycle.go``, and
+``strategy/manual_commit_hooks.go`` for commits; tools/entire-sim/README.md, "What the host does").
 """
 
 from __future__ import annotations
@@ -111,7 +112,20 @@ class HookRun:
     def _dispatch(self, event: dict[str, Any]) -> None:
         session_id: str = event["session_id"]
         kind: int = event["type"]
+        owner_dir = builtin_owner(event["session_ref"], self.repo_root, self.plugin.base_env)
+        if owner_dir:
+            self.record["ignored"] = f"session_ref belongs to the built-in agent {owner_dir}"
+            return
         session = self.state.session(session_id) if session_id else None
+        if (
+            session
+            and session["phase"] == "active"
+            and session.get("head") not in (None, _head(self.repo_root))
+        ):
+            # The agent committed during its turn: the simulator has no git hooks, so the post-commit
+            # condensation (of the session then active) runs now, before this hook is handled.
+            self.condense(session_id)
+            session = self.state.session(session_id)
         owner = (session or {}).get("agent_type")
         if owner and owner != self.plugin.info.get("type") and kind not in (1, 2):
             self.record["ignored"] = f"session is owned by agent type {owner!r}"
@@ -125,7 +139,8 @@ class HookRun:
         return {"session_id": event["session_id"], "agent_name": self.plugin.name,
                 "agent_type": self.plugin.info.get("type", ""), "transcript_path": "", "phase": "active",
                 "model": "", "checkpoint_transcript_start": 0, "turns": 0, "compactions": 0,
-                "started_at": event["timestamp"] or now(), "banner_written": False, "in_flight_tasks": {}}  # fmt: skip
+                "started_at": event["timestamp"] or now(), "banner_written": False, "in_flight_tasks": {},
+                "files_touched": [], "shadow": False, "turn_commits": 0}  # fmt: skip
 
     def _require_session_id(self, event: dict[str, Any]) -> str:
         if not event["session_id"]:
@@ -175,6 +190,7 @@ class HookRun:
         if event["model"]:
             session["model"] = event["model"]
         session["phase"] = "active"
+        session["head"] = _head(self.repo_root)
         self.record["turn_offset"] = offset
         self.state.save_session(session_id, session)
 
@@ -232,13 +248,18 @@ class HookRun:
             )
         files, dropped = self._relevant(transcript_files)
         git_files, _ = self._relevant(_git_changes(self.repo_root))
-        changes = sorted(set(files) | set(git_files))
+        # files committed during the turn were condensed with that commit: they do not count here
+        changes = sorted(set(_uncommitted(self.repo_root, files)) | set(git_files))
         tokens: dict[str, Any] | None = None
-        if changes:
+        if changes:  # SaveStep: the shadow branch holds this step, its files are the session's
             tokens = self._tokens(transcript, pre_offset, subagents_dir)
+            session["files_touched"] = sorted(set(session.get("files_touched") or []) | set(changes))
+            session["shadow"] = True
         session["turns"] += 1
         session["transcript_path"] = ref
         session["phase"] = "idle"
+        session.pop("head", None)  # the turn's commits are watched from TurnStart to here
+        self._after_mid_turn_commits(session, ref)
         self.state.save_session(session_id, session)
         self.state.delete_tmp(f"pre-prompt-{session_id}")
         (self.state.metadata(session_id) / "full.jsonl").write_bytes(transcript)
@@ -253,6 +274,15 @@ class HookRun:
         }  # fmt: skip
         self.record["checkpoint"] = checkpoint
         self.state.append("checkpoints", checkpoint)
+
+    def _after_mid_turn_commits(self, session: dict[str, Any], ref: str) -> None:
+        """The host's HandleTurnEnd (``manual_commit_hooks.go:2900``): after commits during the turn, with
+        nothing left uncommitted, the next checkpoint starts where the plugin says the turn ended."""
+        if session.get("turn_commits") and not session.get("files_touched"):
+            position = self._position(ref)
+            if position > int(session["checkpoint_transcript_start"]):
+                session["checkpoint_transcript_start"] = position
+        session["turn_commits"] = 0
 
     def _tokens(self, transcript: bytes, offset: int, subagents_dir: str) -> dict[str, Any] | None:
         try:
@@ -285,6 +315,7 @@ class HookRun:
             self._finish_task(session_id, session, tool_use_id, task)
         session["in_flight_tasks"] = {}
         session["phase"] = "ended"
+        session.pop("head", None)
         self.state.save_session(session_id, session)
         ref = session.get("transcript_path") or event["session_ref"]
         if self.plugin.capability("compact_transcript") and ref and os.path.isfile(ref):
@@ -356,53 +387,84 @@ class HookRun:
     # -- condensation (git post-commit) ------------------------------------------------------------------------
 
     def condense(self, session_id: str) -> dict[str, Any] | None:
-        """What the CLI does for one session when a commit condenses it into a committed checkpoint.
+        """What the CLI's post-commit hook does for one session whose commit carries its trailer.
 
-        Modelled on entireio/cli 7ef77ea (strategy/manual_commit_condensation.go) and the newer
-        transcript package (3169048): the transcript is the recorded ``session_ref`` file read directly
-        (no ``read-transcript``); files and tokens are asked from ``checkpoint_transcript_start``; the
-        checkpoint's scope and its compact ``transcript.jsonl`` are that file cut by LINE at that number;
-        and afterwards the CLI stores its own count of the file's lines as the next
-        ``checkpoint_transcript_start``, which it hands back to the plugin as ``--offset``.
+        As v0.10.3 (``strategy/manual_commit_hooks.go`` PostCommit, ``manual_commit_condensation.go``): the
+        transcript is the recorded ``session_ref`` file read directly (no ``read-transcript``), and tokens
+        are asked from ``checkpoint_transcript_start``. A session that ended its turn with changes has a
+        shadow branch and its files in state, so that is the only call. A session in a turn (the agent
+        commits) has neither yet: its files come from the live transcript, prepared first, once to decide
+        and once more to condense (``resolveFilesTouched``, ``extractSessionDataFromLiveTranscript``). An
+        idle session without either shows no overlap with the (already committed) staged files and is not
+        condensed. Afterwards the CLI stores its own count of the file's lines as the next
+        ``checkpoint_transcript_start``; the checkpoint's scope is the file cut by line at the old one.
         """
         session = self.state.session(session_id)
         ref = (session or {}).get("transcript_path", "")
         if session is None or not ref or not os.path.isfile(ref):
             return None
+        start = int(session["checkpoint_transcript_start"])
+        active = session["phase"] == "active"
+        touched: list[str] = list(session.get("files_touched") or [])
+        shadow = bool(session.get("shadow"))
+        if not (active or shadow or touched):
+            if self._position(ref) > start:  # hasNewTranscriptWork, then the files it would condense
+                self._live_files(ref, start, prepare=False)
+            return None
+        before = touched or (self._live_files(ref, start, prepare=True) if active else [])
+        if active:
+            self._prepare(ref)
         with open(ref, "rb") as f:
             data = f.read()
-        start = int(session["checkpoint_transcript_start"])
-        analyzer = self.plugin.capability("transcript_analyzer")
-        files: list[str] = []
-        if analyzer:
-            files = (
-                self.plugin.json("extract-modified-files", "--path", ref, "--offset", str(start))["files"]
-                or []
-            )
+        if not data and not shadow:
+            return None  # the live transcript is empty: the CLI's condensation fails
+        files = touched if shadow else (touched or self._live_files(ref, start, prepare=active))
         tokens = self._tokens(data, start, "") if data else None
         lines = count_lines(data)
-        scoped = slice_from_line(data, start)
-        if analyzer:
-            position = self.plugin.json("get-transcript-position", "--path", ref)["position"]
-            if position != lines:
-                self.violations.append(Violation(
-                    "get-transcript-position",
-                    f"answers {position} for a file of {lines} lines: after a commit the CLI stores its own line "
-                    f"count ({lines}) as checkpoint_transcript_start and hands it back as --offset, and it cuts "
-                    "the checkpoint's transcript by line at that number",
-                    severity="warning",
-                ))  # fmt: skip
         (self.state.metadata(session_id) / "full.jsonl").write_bytes(data)
         checkpoint = {
             "kind": "commit", "agent": self.plugin.name, "session_id": session_id, "time": now(),
             "checkpoint_transcript_start": start, "transcript_lines": lines, "transcript_bytes": len(data),
-            "scoped_bytes": len(scoped), "files": self._relevant(files)[0], "tokens": tokens, "session_ref": ref,
+            "scoped_bytes": len(slice_from_line(data, start)), "files": self._relevant(files)[0], "tokens": tokens,
+            "session_ref": ref, "mid_turn": active,
         }  # fmt: skip
-        session["checkpoint_transcript_start"] = lines
+        changed = set(_git_changes(self.repo_root))
+        remaining = [f for f in before if f in changed]  # carried forward to a new shadow branch
+        session.update(checkpoint_transcript_start=lines, files_touched=remaining, shadow=bool(remaining))
+        if not remaining:
+            (self.state.metadata(session_id) / "prompt.txt").unlink(missing_ok=True)  # clearFilesystemPrompt
+        if active:
+            session["turn_commits"] = int(session.get("turn_commits") or 0) + 1
+            session["head"] = _head(self.repo_root)
         self.state.save_session(session_id, session)
         self.record["checkpoint"] = checkpoint
         self.state.append("checkpoints", checkpoint)
         return checkpoint
+
+    def _prepare(self, ref: str) -> None:
+        if self.plugin.capability("transcript_preparer"):
+            with contextlib.suppress(CallFailed):  # best-effort in the CLI's commit hooks
+                self.plugin.run("prepare-transcript", "--session-ref", ref)
+
+    def _position(self, ref: str) -> int:
+        if not self.plugin.capability("transcript_analyzer"):
+            return 0
+        try:
+            return int(self.plugin.json("get-transcript-position", "--path", ref)["position"])
+        except CallFailed:
+            return 0  # the CLI reads a failure as "no new work"
+
+    def _live_files(self, ref: str, start: int, *, prepare: bool) -> list[str]:
+        """Files the live transcript names from ``start`` on, repo-relative (``resolveFilesTouched``)."""
+        if prepare:
+            self._prepare(ref)
+        if not self.plugin.capability("transcript_analyzer"):
+            return []
+        try:
+            files = self.plugin.json("extract-modified-files", "--path", ref, "--offset", str(start))["files"]
+        except CallFailed:
+            return []
+        return self._relevant(files or [])[0]
 
     # -- paths -----------------------------------------------------------------------------------------------
 
@@ -453,6 +515,51 @@ def slice_from_line(data: bytes, start: int) -> bytes:
             if seen == start:
                 return data[i + 1 :]
     return b""
+
+
+def builtin_owner(session_ref: str, repo: str, env: dict[str, str]) -> str:
+    """The built-in agent whose session directory holds ``session_ref``, or "".
+
+    The host skips such a hook as forwarded from another agent (``hook_guard.go``, through
+    ``AgentForTranscriptPath``): a Codex subagent's own rollout under ``$CODEX_HOME/sessions`` belongs to
+    the built-in ``codex``. Modelled for the built-ins whose directories our agents share: Codex and
+    Gemini (``~/.gemini/tmp/<sha256 of the repository path>/chats``; Gemini 0.39+ names it ``tmp/<project>``).
+    """
+    if not session_ref:
+        return ""
+    home = env.get("HOME") or os.path.expanduser("~")
+    dirs = {
+        "codex": os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions"),
+        "gemini": os.path.join(home, ".gemini", "tmp", hashlib.sha256(repo.encode()).hexdigest(), "chats"),
+    }
+    path = os.path.abspath(session_ref)
+    for name, directory in dirs.items():
+        if path.startswith(os.path.abspath(directory) + os.sep):
+            return name
+    return ""
+
+
+def _uncommitted(repo: str, files: list[str]) -> list[str]:
+    """``files`` less those whose working copy is what HEAD holds (``filterToUncommittedFiles``)."""
+    kept: list[str] = []
+    for name in files:
+        head = subprocess.run(["git", "show", f"HEAD:{name}"], cwd=repo, capture_output=True, check=False)
+        try:
+            with open(os.path.join(repo, name), "rb") as f:
+                same = head.returncode == 0 and f.read() == head.stdout
+        except OSError:
+            same = False  # deleted or unreadable: kept
+        if not same:
+            kept.append(name)
+    return kept
+
+
+def _head(repo: str) -> str:
+    """HEAD's commit id, or "" before the first commit."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=repo, capture_output=True, check=False
+    )
+    return proc.stdout.decode().strip()
 
 
 def _has_commits(repo: str) -> bool:
