@@ -93,6 +93,6 @@ new-agent: ## A new agent package wired into the workspace: make new-agent NAME=
 
 # SUITE is Go's suite, built from github.com/entireio/external-agents-tests (README.md says how); it
 # runs `go test`, so Go must be on PATH, or named with GO=. Each agent runs in a loopback-only namespace.
-compliance: ## Go's compliance suite against all three agents: make compliance SUITE=path [GO=path]
+compliance: ## Go's compliance suite against every agent: make compliance SUITE=path [GO=path]
 	$(if $(SUITE),,$(error SUITE is required: the path to a built external-agents-tests binary; build it from github.com/entireio/external-agents-tests with `go build -o external-agents-tests .` (README.md: "Go's compliance suite")))
 	$(RUN) python tools/compliance/run.py --suite "$(SUITE)" $(if $(GO),--go "$(GO)")

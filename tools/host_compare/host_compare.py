@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from entire_core import views
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 PLUGINS = ("openai-codex", "google-gemini", "aider")
@@ -358,6 +360,9 @@ class Replay:
         result["prompt"] = self.show(root, base + "prompt.txt")
         full = self.show_bytes(root, base + "full.jsonl")
         result["full_sha256"] = hashlib.sha256(full).hexdigest() if full is not None else None
+        # A wrapped view (ours, Gemini) carries the session file's lines in generic JSONL: what it holds.
+        native = views.native_bytes(full, wrapped=True) if full is not None else None
+        result["native_sha256"] = hashlib.sha256(native).hexdigest() if native is not None else None
         result["full_bytes"] = len(full) if full is not None else None
         result["content_hash"] = (self.show(root, base + "content_hash.txt") or "").strip()
         result["transcript"] = self.show(root, base + "transcript.jsonl")
@@ -454,9 +459,9 @@ def judge(
             tokens_text(stored.get("token_usage")),
         ),
         "full.jsonl": (
-            stored.get("full_sha256") == turn["session_sha256"],
+            turn["session_sha256"] in (stored.get("full_sha256"), stored.get("native_sha256")),
             "the session file"
-            if stored.get("full_sha256") == turn["session_sha256"]
+            if turn["session_sha256"] in (stored.get("full_sha256"), stored.get("native_sha256"))
             else f"{stored.get('full_bytes')} bytes, "
             + (
                 f"the file {turn['other_files'][stored.get('full_sha256')]}"
@@ -593,11 +598,16 @@ def differences(one: Replay, other: Replay) -> list[str]:
     files hold each run's own paths: for ``full.jsonl`` what counts is whether it is the run's session file."""
     found: list[str] = []
     for i, (a, b) in enumerate(zip(one.checkpoints, other.checkpoints, strict=False)):
-        for key in sorted((set(a) | set(b)) - {"checkpoint", "content_hash", "full_sha256", "full_bytes"}):
-            if a.get(key) != b.get(key):
+        skip = {"checkpoint", "content_hash", "full_sha256", "full_bytes", "native_sha256"}
+        for key in sorted((set(a) | set(b)) - skip):
+            # Tool inputs name files by each run's own paths.
+            if str(a.get(key)).replace(str(one.repo), "$REPO") != str(b.get(key)).replace(
+                str(other.repo), "$REPO"
+            ):
                 found.append(f"turn {i + 1}: {key}")
         mine = [
-            c.get("full_sha256") == t["session_sha256"] for c, t in ((a, one.turns[i]), (b, other.turns[i]))
+            t["session_sha256"] in (c.get("full_sha256"), c.get("native_sha256"))
+            for c, t in ((a, one.turns[i]), (b, other.turns[i]))
         ]
         if mine[0] != mine[1]:
             found.append(f"turn {i + 1}: full.jsonl")
