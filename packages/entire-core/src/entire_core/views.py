@@ -59,7 +59,7 @@ from entire_core import offsets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from typing import Any, ClassVar
 
     from entire_core.agent import Agent as ViewOwner
@@ -914,7 +914,7 @@ class View:
         self._write_whole(new, self.lines())
 
     def _fitted_header(
-        self, lines: int, first: bytes, records_for: Any, *, wrapped_first: bool
+        self, lines: int, first: bytes, records_for: Callable[[int], list[bytes]], *, wrapped_first: bool
     ) -> list[bytes]:
         """The header of ``lines`` lines, its snapshot records asked of the format within the snapshot's
         room (``records_for(limit)``); asked again with less when wrapping took them past that room."""
