@@ -4,14 +4,18 @@
 each scenario's git-refs run is then written there:
 
 - ``calls``: every plugin call the host made, in order (``ENTIRE_PLUGIN_TRACE``): the subcommand, its
-  flags (``--offset`` values as they were), a digest of stdin; small answers whole, large ones as digests.
+  flags (``--offset`` values as they were), a digest of stdin; small answers whole, large ones as digests;
+  ``host_pid``, the ``entire`` process that made the call (hooks an agent fires at once run concurrently
+  and their calls interleave; recordings made before it was kept lack it).
   A hook call (``parse-hook``) also has its payload and the files it named as they stood then (size and
   sha256 of the agent's own session file and of the view answered);
 - ``commits``: every commit of the scenario with its checkpoint's stored fields: ``prompt.txt``,
   ``files_touched``, ``token_usage``, the two transcript starts, and ``full.jsonl`` and
   ``transcript.jsonl`` as size, line count and sha256;
-- ``files``: the final bytes of each session file named (the agent's own and our view), gzip-compressed
-  beside the JSON, so that every earlier state is a prefix of known size and digest.
+- ``files``: the bytes of each session file named (the agent's own and our view), gzip-compressed beside
+  the JSON, so that every earlier state is a prefix of known size and digest: its final bytes where
+  they extend what its last hook saw, else (a file deleted before the end, or rewritten) the bytes its
+  last hook saw, which the plugin's trace keeps (``$ENTIRE_PLUGIN_TRACE.files/<sha256>``).
 
 Paths are written relative to the scenario's scratch directory (``$WORLD``).
 """
@@ -52,14 +56,16 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
     world = outcome.world
     root = str(world.root)
     calls: list[dict[str, Any]] = []
-    named: set[str] = set()
+    last_seen: dict[str, str] = {}  # each named file: the sha256 of its bytes at the last hook naming it
     for call in world.trace_calls():
         entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
+        if "host_pid" in call:  # the calling host process: tells concurrent hooks' calls apart
+            entry["host_pid"] = call["host_pid"]
         entry["answer_sha256"] = call["answer_sha256"]
         for key in ("stdin", "answer", "files"):
             if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):
                 entry[key] = call[key]
-        named.update(call.get("files", {}))
+        last_seen.update({path: digest for path, (_size, digest) in call.get("files", {}).items()})
         calls.append(_norm(entry, root))
     points = outcome.checkpoints()
     commits: list[dict[str, Any]] = []
@@ -88,9 +94,15 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
             commit["missing"] = cid != ""
         commits.append(commit)
     files: dict[str, bytes] = {}
-    for path in sorted(named):
-        if os.path.isfile(path):
-            files[_norm(path, root)] = Path(path).read_bytes()
+    kept = Path(str(world.trace) + ".files")
+    for path in sorted(last_seen):
+        seen = kept / last_seen[path]
+        at_hook = seen.read_bytes() if seen.is_file() else None
+        final = Path(path).read_bytes() if os.path.isfile(path) else None
+        if final is not None and (at_hook is None or final.startswith(at_hook)):
+            files[_norm(path, root)] = final
+        elif at_hook is not None:
+            files[_norm(path, root)] = at_hook
     record = {
         "agent": outcome.agent,
         "host": "Entire CLI v0.10.3 (local build, prints `dev`)",

@@ -7,7 +7,9 @@ with the calls the host made: the same subcommands in the same order, with the s
 
 Commits are replayed too: where the host's git hook condensed a session (a process without a hook
 that asks ``calculate-total-tokens``), the files its checkpoint names are committed and the simulator
-condenses the session of the last hook. A commit during a turn finds the agent's file grown past the
+runs its post-commit for the session of the last hook (every session of the worktree is looked at).
+Before each hook, the files the next checkpoint names are left changed in the work tree (as the agent
+left them for the host: a file renamed away after an earlier commit still counts as a change). A commit during a turn finds the agent's file grown past the
 last hook: it is grown line by line until the plugin's ``extract-modified-files`` answers what it
 answered the host.
 
@@ -15,8 +17,8 @@ What the simulator does differently is a simulator bug. Those not fixed yet are 
 host did, in ``tests/data/host/sim-differences.json``: a fix (or a new difference) changes the list,
 and this test says so (``ENTIRE_SIM_DIFFERENCES=update`` rewrites it after a fix). Not replayed:
 ``session resume``; the Aider launcher's own state files (its plugin parses no event without them,
-so its recorded view is put back and the host's event replayed); and a session file the recording
-lacks (Gemini's first chat file, gone by the end of the scenario).
+so its recorded view is put back and the host's event replayed). A session file deleted before the
+end (Gemini's first chat file, for the resume test) is recorded as its last hook saw it.
 """
 
 from __future__ import annotations
@@ -55,20 +57,25 @@ def host_steps(record: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None,
     or None, calls)`` for a git hook's condensation (a process without ``parse-hook`` that asks
     ``calculate-total-tokens``).
 
-    A process starts with discovery (``info`` on every plugin on PATH).
+    A process starts with discovery (``info`` on every plugin on PATH). Its calls are those of its
+    ``host_pid``: hooks an agent fires at once run concurrently and their calls interleave (a recording
+    without ``host_pid`` takes each call for the latest process's).
     """
     processes: list[list[dict[str, Any]]] = []
-    previous = ""
+    current: dict[Any, list[dict[str, Any]]] = {}  # by host_pid: that process's calls
+    previous: dict[Any, str] = {}
     for call in record["calls"]:
-        if call["subcommand"] == "info" and previous != "info":
-            processes.append([])
-        previous = call["subcommand"]
+        pid = call.get("host_pid")
+        if call["subcommand"] == "info" and previous.get(pid) != "info":
+            current[pid] = []
+            processes.append(current[pid])
+        previous[pid] = call["subcommand"]
         if (
-            processes
+            pid in current
             and call["agent"] == record["agent"]
             and call["subcommand"] not in ("info", "get-session-dir")
         ):
-            processes[-1].append(call)
+            current[pid].append(call)
     steps: list[tuple[str, dict[str, Any] | None, list[tuple[str, str]]]] = []
     for calls in processes:
         follow = [(c["subcommand"], _offset(c["args"])) for c in calls if c["subcommand"] in HOOK_FOLLOW_UPS]
@@ -140,6 +147,16 @@ def commit_the_files(repo: Path, files: list[str]) -> None:
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "a scripted commit"], cwd=repo, check=True)
 
 
+def the_agents_changes(repo: Path, files: list[str]) -> None:
+    """The files the next checkpoint names, changed in the work tree as the agent left them for the
+    host: their contents are not recorded, so each one that HEAD holds as it is gets a line added."""
+    for name in files:
+        path = repo / name
+        head = subprocess.run(["git", "show", f"HEAD:{name}"], cwd=repo, capture_output=True, check=False)
+        if head.returncode == 0 and path.is_file() and path.read_bytes() == head.stdout:
+            path.write_bytes(head.stdout + b"as the agent left it\n")
+
+
 def replay_the_hosts_event(sim: Any, agent: str, hook: str, answer: str) -> dict[str, Any]:
     """What follows ``parse-hook`` for the event the plugin answered the host.
 
@@ -182,17 +199,20 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
 
     last_session = ""
     # the recorded commits with a checkpoint: one per condensing commit step, in order
-    checkpointed = iter([c for c in record["commits"] if c["checkpoint"]])
+    checkpointed = [c for c in record["commits"] if c["checkpoint"]]
+    commits_done = 0
     native: tuple[Path, bytes, int] | None = None  # the last hook's own session file: path, final bytes, size
     for index, (kind, call, host) in enumerate(host_steps(record)):
         if kind == "commit":
             session = sim.state.session(last_session) or {}
             if call is not None and native is not None and session.get("transcript_path"):
                 grow_to_the_hosts_answer(sim, agent, call, native, session["transcript_path"])
-            commit_the_files(repo, next(checkpointed, {}).get("files_touched") or [])
+            upcoming = checkpointed[commits_done] if commits_done < len(checkpointed) else {}
+            commits_done += 1
+            commit_the_files(repo, upcoming.get("files_touched") or [])
             plugin = sim.plugin(agent)
             with sim.state.lock():
-                HookRun(plugin, sim.state, str(sim.repo)).condense(last_session)
+                HookRun(plugin, sim.state, str(sim.repo)).post_commit(last_session)
             simulated = [
                 (c.subcommand, _offset(c.args)) for c in plugin.calls if c.subcommand in HOOK_FOLLOW_UPS
             ]
@@ -213,6 +233,8 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
                 differences.append(f"step {index}: {name} at {size} bytes is not a prefix of its final bytes")
             target.write_bytes(data.replace(record["world_root"].encode(), str(world).encode()))
             native = (target, final[name].replace(record["world_root"].encode(), str(world).encode()), size)
+        if commits_done < len(checkpointed):
+            the_agents_changes(repo, checkpointed[commits_done].get("files_touched") or [])
         payload = call["stdin"].replace("$WORLD", str(world)).encode()
         hook = call["args"][call["args"].index("--hook") + 1]
         ran = sim.hook(agent, hook, payload)

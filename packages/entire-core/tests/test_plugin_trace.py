@@ -21,7 +21,7 @@ def test_each_protocol_call_appends_one_line_with_its_flags_and_digests(
     records = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
     assert [r["subcommand"] for r in records] == ["info", "parse-hook", "calculate-total-tokens"]
     assert records[0]["answer"] == info.stdout.decode() and records[0]["code"] == 0
-    assert records[1]["args"] == ["--hook", "stop"]
+    assert records[1]["args"] == ["--hook", "stop"] and isinstance(records[1]["host_pid"], int)
     assert records[1]["stdin_sha256"] == hashlib.sha256(payload).hexdigest() and records[1][
         "stdin_len"
     ] == len(payload)
@@ -72,3 +72,19 @@ def test_a_hook_records_the_files_it_names_as_they_stood(
     sample("parse-hook", "--hook", "stop", stdin=payload)
     record = json.loads(trace.read_text(encoding="utf-8"))
     assert record["files"][str(native)] == [9, hashlib.sha256(b'{"a": 1}\n').hexdigest()]
+    assert (
+        tmp_path / "trace.jsonl.files" / hashlib.sha256(b'{"a": 1}\n').hexdigest()
+    ).read_bytes() == b'{"a": 1}\n'
+
+
+def test_a_copy_that_cannot_be_kept_leaves_the_trace_whole(
+    sample: ScriptRunner, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace.jsonl"
+    sandbox.env["ENTIRE_PLUGIN_TRACE"] = str(trace)
+    (tmp_path / "trace.jsonl.files").write_bytes(b"a file where the directory would be")
+    native = tmp_path / "native.jsonl"
+    native.write_bytes(b'{"a": 1}\n')
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(native)}).encode()
+    assert sample("parse-hook", "--hook", "stop", stdin=payload).code == 0
+    assert json.loads(trace.read_text(encoding="utf-8"))["files"][str(native)][0] == 9

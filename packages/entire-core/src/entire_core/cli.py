@@ -304,8 +304,10 @@ def _run_protocol(agent_cls: type[Agent], name: str, spec: Spec, args: list[str]
         return code
 
 
-def _files_at_hook(stdin: bytes, output: bytes) -> dict[str, list[object]]:
-    """``{path: [size, sha256]}`` of the payload's ``transcript_path`` and the answer's ``session_ref``."""
+def _files_at_hook(stdin: bytes, output: bytes, keep: str = "") -> dict[str, list[object]]:
+    """``{path: [size, sha256]}`` of the payload's ``transcript_path`` and the answer's ``session_ref``;
+    with ``keep`` (a directory), their bytes too, as ``keep/<sha256>``: a recording then has each file
+    as it stood at its last hook, even one deleted before the end (a resume test's, an agent's own)."""
     import hashlib
     import json
 
@@ -322,7 +324,15 @@ def _files_at_hook(stdin: bytes, output: bytes) -> dict[str, list[object]]:
         if isinstance(path, str) and path and os.path.isfile(path):
             with open(path, "rb") as f:
                 data = f.read()
-            found[path] = [len(data), hashlib.sha256(data).hexdigest()]
+            digest = hashlib.sha256(data).hexdigest()
+            found[path] = [len(data), digest]
+            if keep:
+                try:
+                    os.makedirs(keep, exist_ok=True)
+                    with open(os.path.join(keep, digest), "wb") as f:
+                        f.write(data)
+                except OSError:
+                    pass  # a copy that cannot be kept: the recording has the final bytes only
     return found
 
 
@@ -337,6 +347,7 @@ def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code:
     record: dict[str, object] = {
         "time": time.time(),
         "agent": agent,
+        "host_pid": os.getppid(),  # the host process that called: its calls told apart from a concurrent one's
         "subcommand": name,
         "args": args,
         "stdin_sha256": hashlib.sha256(stdin).hexdigest(),
@@ -349,7 +360,7 @@ def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code:
     if name == "parse-hook" or len(stdin) <= 4096:
         record["stdin"] = stdin.decode("utf-8", "replace")
     if name == "parse-hook":  # the files as they stood at this hook: the agent's own, and the view answered
-        record["files"] = _files_at_hook(stdin, output)
+        record["files"] = _files_at_hook(stdin, output, os.environ["ENTIRE_PLUGIN_TRACE"] + ".files")
     try:
         with open(os.environ["ENTIRE_PLUGIN_TRACE"], "a", encoding="utf-8") as trace:
             trace.write(json.dumps(record, sort_keys=True) + "\n")

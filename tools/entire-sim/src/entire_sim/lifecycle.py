@@ -124,7 +124,7 @@ class HookRun:
         ):
             # The agent committed during its turn: the simulator has no git hooks, so the post-commit
             # condensation (of the session then active) runs now, before this hook is handled.
-            self.condense(session_id)
+            self.post_commit(session_id)
             session = self.state.session(session_id)
         owner = (session or {}).get("agent_type")
         if owner and owner != self.plugin.info.get("type") and kind not in (1, 2):
@@ -385,6 +385,41 @@ class HookRun:
             self.state.save_session(event["session_id"], session)
 
     # -- condensation (git post-commit) ------------------------------------------------------------------------
+
+    def post_commit(self, session_id: str) -> dict[str, Any] | None:
+        """The CLI's post-commit hook for a commit carrying the trailer of ``session_id``; its checkpoint.
+
+        As v0.10.3 (PostCommit, ``findSessionsForCommitLinking``, ``StateStore.List``): every session of
+        the worktree is processed, in the order of their ids (``os.ReadDir``). The commit's own session
+        is condensed (``condense``); another session of this agent that is idle, with neither a shadow
+        branch, files nor a task in flight, is asked whether its transcript grew (``sessionHasNewContent`` ->
+        ``hasNewTranscriptWork``: ``get-transcript-position``, no prepare for a session not active) and,
+        if it did, which files the growth names. Other sessions are left alone: an ended one (the CLI's
+        session end condenses it, FullyCondensed, skipped), another agent's, an active one, one with a
+        shadow branch or files (their overlap with the commit is not modelled).
+        """
+        checkpoint = None
+        others = {s.get("session_id", ""): s for s in self.state.sessions()}
+        for sid in sorted({*others, session_id} - {""}):
+            if sid == session_id:
+                checkpoint = self.condense(session_id)
+                continue
+            other = others[sid]
+            ref = other.get("transcript_path") or ""
+            if (
+                other.get("agent_type") != self.plugin.info.get("type", "")
+                or other.get("phase") != "idle"
+                or other.get("shadow")
+                or other.get("files_touched")
+                or other.get("in_flight_tasks")
+                or not ref
+                or not os.path.isfile(ref)
+            ):
+                continue
+            start = int(other.get("checkpoint_transcript_start") or 0)
+            if self._position(ref) > start:
+                self._live_files(ref, start, prepare=False)
+        return checkpoint
 
     def condense(self, session_id: str) -> dict[str, Any] | None:
         """What the CLI's post-commit hook does for one session whose commit carries its trailer.

@@ -201,7 +201,7 @@ class Simulator:
         with self.state.lock():
             run = HookRun(plugin, self.state, str(self.repo))
             try:
-                return run.condense(session_id)
+                return run.post_commit(session_id)
             finally:
                 self._log(plugin, "commit")
 
