@@ -75,6 +75,8 @@ class AiderView(views.ViewFormat):
 
     def __init__(self, native: str = "", start: int = 0) -> None:
         self._id = ""
+        self._restater: Restater | None = None
+        self._given: object = None
         self.native = os.path.abspath(native) if native else ""
         self.start = start
         """Where the session begins in ``native`` (a view's session begins at 0)."""
@@ -87,9 +89,13 @@ class AiderView(views.ViewFormat):
         return [first, b"", *rest] if rest and rest[0] else [first, *rest]
 
     def record(self, value: Any) -> views.Mapped | None:
-        restater = Restater(self.state, self.record_budget // 4)
+        # One reader for a run of lines: made anew only when core hands back a state it kept (a new call),
+        # so an open block is not copied at every line of a long reply.
+        restater = self._restater
+        if restater is None or self.state is not self._given:
+            restater = self._restater = Restater(self.state, self.record_budget // 4)
         mapped = restater.feed(str(value))
-        self.state = restater.state()
+        self.state = self._given = restater.state()
         self._id = restater.reply_id
         return mapped
 
