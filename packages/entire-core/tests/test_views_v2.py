@@ -265,3 +265,43 @@ def test_a_first_turn_larger_than_half_the_budget_stays_whole_when_its_file_appe
     data = Path(path).read_bytes()
     assert len(data) > 4096 // 2 and views.head_lines_of(data) == 0  # past half the budget, not re-based
     assert [views.unwrap(line) for line in data.split(b"\n")[:-1]] == lines
+
+
+def _condensed(env: Any, view: str, data: bytes) -> None:
+    """The state file after a commit condensed ``data``: its line count and, as v0.10.3 keeps it, its size."""
+    directory = env.repo / ".git" / "entire-sessions"
+    directory.mkdir(parents=True, exist_ok=True)
+    state = {
+        "session_id": SESSION, "transcript_path": view,
+        "checkpoint_transcript_start": views.host_lines(data), "checkpoint_transcript_size": len(data),
+    }  # fmt: skip
+    (directory / f"{SESSION}.json").write_text(json.dumps(state))
+
+
+def test_a_turn_ends_larger_in_bytes_than_the_cli_last_stored_the_view(tmp_path: Path) -> None:
+    # At a commit after a turn has ended, the CLI finds new work only when its TurnEnd copy of the view
+    # is larger in bytes than the view it condensed last. Re-bases make the view shorter: it is padded.
+    budget = 8192
+    env = _env(tmp_path, budget=budget)
+    session = Session(env)
+    condensed = b""
+    padded = 0
+    for n in range(1, 60):
+        turn = session.turn(_turn(n, pad=700))
+        data = turn["data"]
+        assert len(data) > len(condensed), f"turn {n}: the CLI would see no new work"
+        assert turn["prompts"] == [f"prompt {n}"] and turn["files"] == [f"f{n}.txt"]
+        assert views.host_lines(data) == 1 + 3 * n  # line N stays line N
+        assert views.native_bytes(data, False).endswith(_lines(_turn(n, pad=700)))
+        padded += data.endswith(b" ")
+        if n % 5:  # a commit after most turns, none after every fifth: the next one is judged against it
+            condensed = data
+            _condensed(env, session.ref, data)
+    assert padded > 20  # re-based at almost every turn, and padded after it
+    # Bounded: the padding only keeps the view a byte past its size at the last commit.
+    assert len(data) <= budget + 60
+    assert data.rstrip(b" ").endswith(b"\n")  # the padding follows the last line, which it leaves whole
+    # No line since the last commit: no padding.
+    _condensed(env, session.ref, data)
+    session.hook("stop")
+    assert Path(session.ref).read_bytes() == data.rstrip(b" ")

@@ -442,4 +442,6 @@ def attach(agent: Agent, session_id: str, history: str, kind: int, *, start: int
         view.sync(history, start=start, upto=upto)
         if kind == EventType.TURN_START:
             view.turn_started()
+        elif kind == EventType.TURN_END:
+            view.turn_ended()
         return view.path

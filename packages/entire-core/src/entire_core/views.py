@@ -370,7 +370,7 @@ def native_bytes(data: bytes, wrapped: bool) -> bytes:
                 out.append(native + b"\n")
         elif i == 0 or i >= body or (line.strip() and not line.startswith(MARKER_PREFIX)):
             out.append(line + b"\n")
-    if tail:
+    if tail.strip():  # not the spaces ``View.turn_ended`` may leave after the last line
         out.append(unwrap(tail) or b"" if wrapped else tail)
     return b"".join(out)
 
@@ -495,7 +495,7 @@ def snapshot_of(fmt: ViewFormat, path: str, end: int, limit: int) -> list[bytes]
 def host_lines(data: bytes) -> int:
     """How many lines the CLI counts in ``data``: split on ``\\n``, trailing blank lines dropped."""
     parts = data.split(b"\n")
-    while parts and not parts[-1].strip(b"\r"):
+    while parts and not parts[-1].strip():  # Go's TrimSpace: a line of spaces is blank too
         parts.pop()
     return len(parts)
 
@@ -679,6 +679,12 @@ class View:
 
     def host_start(self) -> int | None:
         """The ``checkpoint_transcript_start`` the CLI stored for this session, when it is about this view."""
+        state = self._host_state()
+        start = state.get("checkpoint_transcript_start", 0) if state is not None else None
+        return start if isinstance(start, int) and start >= 0 else None
+
+    def _host_state(self) -> dict[str, Any] | None:
+        """The CLI's state file for this session (``.git/entire-sessions/<id>.json``), when it is about this view."""
         from entire_core import _json, jsonvalues
 
         common = _git_common_dir(self.agent.repo_root)
@@ -694,8 +700,7 @@ class View:
             return None
         if os.path.normcase(os.path.abspath(recorded)) != os.path.normcase(os.path.abspath(self.path)):
             return None
-        start = state.get("checkpoint_transcript_start", 0)
-        return start if isinstance(start, int) and start >= 0 else None
+        return state
 
     # -- keeping the view consistent -------------------------------------------------------------------
 
@@ -719,9 +724,10 @@ class View:
         size = int(m.get("view_size", 0))
         if st.st_size < size:
             return False
-        if st.st_size > size:  # an append that was never committed
+        if st.st_size != size + int(m.get("pad", 0)):  # an append that was never committed
             with open(self.path, "r+b") as f:
                 f.truncate(size)
+            m["pad"] = 0
         return True
 
     def sync(
@@ -906,7 +912,7 @@ class View:
     def _set_resume(self, resume: int) -> None:
         """Write ``resume`` into the header's marker (so the bytes on stdin carry it too)."""
         with open(self.path, "rb") as f:
-            data = f.read()
+            data = f.read(int(self.meta["view_size"]))
         body = head_lines_of(data)
         at = data.find(MARKER_PREFIX)
         stop = data.find(b"\n", at)
@@ -976,7 +982,7 @@ class View:
             st = os.fstat(fd)
         finally:
             os.close(fd)
-        self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines)
+        self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines, pad=0)
         self._save(durable=True)
         os.replace(self.next_path, self.path)
 
@@ -1026,6 +1032,7 @@ class View:
                 f.truncate()
             m["view_size"] = int(m["view_size"]) + size
             m["view_lines"] = int(m["view_lines"]) + lines
+            m["pad"] = 0  # written over
             # What a commit from here on says was read: without it the next call takes the file for another.
             m["native_mark"] = _mark(native, int(m["native_start"]), int(m["native_end"]))
             pending.clear()
@@ -1064,6 +1071,35 @@ class View:
             self._rebase(int(m["view_size"]))
         m["turn"] = int(m["view_size"])
         self._save()
+
+    def turn_ended(self) -> None:
+        """A turn ends: keep the view larger in bytes than the CLI last stored it, when it has lines since.
+
+        The CLI copies the view at TurnEnd, and at a later commit of an idle or ended session finds new
+        work only when that copy is larger in *bytes* than the view at its last condensation
+        (``checkpoint_transcript_size``; v0.10.3, ``sessionHasNewContent``). A view re-based since is
+        shorter in bytes though longer in lines, and that commit would name a checkpoint the CLI never
+        writes. So the view is followed by just enough spaces (``pad``) after its last line: the CLI
+        counts no line there (trailing blank lines are dropped), its readers skip blank lines, and the
+        next append writes over them. Set anew at every TurnEnd, the padding keeps the view a byte a
+        turn past its size at the last commit, never more: the budget still bounds it.
+        """
+        m = self.meta
+        if m.get("mirror") or not m:
+            return
+        pad = 0
+        state = self._host_state()
+        if state is not None:
+            start, stored = state.get("checkpoint_transcript_start"), state.get("checkpoint_transcript_size")
+            if isinstance(start, int) and isinstance(stored, int) and stored > 0 and self.lines() > start:
+                pad = max(0, stored + 1 - int(m["view_size"]))
+        if pad != int(m.get("pad", 0)):
+            with open(self.path, "r+b") as f:
+                f.seek(int(m["view_size"]))
+                f.write(b" " * pad)
+                f.truncate()
+            m["pad"] = pad
+            self._save()
 
     def _fit(self) -> None:
         """Keep the view within its budget: re-base at the turn's start, then shorten the turn's largest records."""
@@ -1132,7 +1168,7 @@ class View:
         head = b"".join(line + b"\n" for line in header)
         with open(self.path, "rb") as f:
             f.seek(cut)
-            body = f.read()
+            body = f.read(int(m["view_size"]) - cut)
         turn = int(m.get("turn", -1))
         resume = m.get("resume")
         m.update(head_lines=len(header), head_bytes=len(head))
@@ -1147,7 +1183,7 @@ class View:
         m = self.meta
         start = max(int(m["head_bytes"]), int(m.get("turn", -1)))
         with open(self.path, "rb") as f:
-            data = f.read()
+            data = f.read(int(m["view_size"]))
         lines = data[start:].split(b"\n")
         trailing = lines.pop()  # b"" after the last newline
         over = len(data) - self.budget.total
@@ -1396,6 +1432,8 @@ def attach(
         view.sync(native, start=start, upto=upto, commit=not turn_start)
         if turn_start:
             view.turn_started()  # commits the sync's update with its own
+        elif kind == EventType.TURN_END:
+            view.turn_ended()
         return view.path
 
 
