@@ -132,7 +132,9 @@ RESUME_REBASED = (
 )
 COMMITTED_AT_END = (
     "session B is committed only at its end: at this budget its earlier turns no longer fit, so the "
-    "view re-based past the start the host stored, and that checkpoint lacks their tokens and transcript"
+    "view re-based past the start the host stored; their usage is carried in the view's header, but "
+    "the text of those turns is gone from the view, and so from the checkpoint's transcript (by design: "
+    "the view is bounded)"
 )
 
 

@@ -30,7 +30,6 @@ KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {}
 
 
 SMALL_VIEW_KNOWN: dict[tuple[str, ...], str] = {
-    ("B-end", "tokens"): checks.COMMITTED_AT_END,
     ("B-end", "transcript"): checks.COMMITTED_AT_END,
     ("list_and_explain",): checks.COMMITTED_AT_END,
     ("resume",): checks.RESUME_REBASED,

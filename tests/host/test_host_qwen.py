@@ -30,7 +30,6 @@ FIRST_TURN_AT_ZERO = pytest.mark.xfail(
 KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {("prompt", "B-end"): FIRST_TURN_AT_ZERO}
 """(check, label) pairs that fail for a known fault, with that reason."""
 SMALL_VIEW_KNOWN: dict[tuple[str, ...], str] = {
-    ("B-end", "tokens"): checks.COMMITTED_AT_END,
     ("B-end", "transcript"): checks.COMMITTED_AT_END,
     ("list_and_explain",): checks.COMMITTED_AT_END,
     ("resume",): checks.RESUME_REBASED,

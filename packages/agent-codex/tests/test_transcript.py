@@ -304,3 +304,16 @@ def test_the_cli_s_line_count_as_offset_gives_that_turn_s_tokens_not_zeros(tmp_p
         assert run(*args[:2], str(10**6), *args[3:], stdin=data).json()["api_call_count"] == 0
     position = run("get-transcript-position", "--path", str(ROLLOUT1)).json()["position"]
     assert position == data.count(b"\n") == END1
+
+
+def test_a_rollout_with_usage_records_is_counted_by_them_alone() -> None:
+    # Codex follows a response's token_usage_record with a cumulative token_count restating it: a range
+    # that starts between them (a view re-based there) must not count that response again.
+    usage = {"input_tokens": 1000, "cached_input_tokens": 250, "output_tokens": 50}
+    record = line("token_usage_record", {"thread_id": "t-1", "usage": usage})
+    count = line("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}})
+    data = b"\n".join([meta(), record, count]) + b"\n"
+    assert tokens.token_usage(data, 0) == TokenUsage(750, 0, 250, 50, 1)
+    assert tokens.token_usage(data, data.index(count)) == TokenUsage()
+    # A rollout without records is counted by its cumulative snapshots.
+    assert tokens.token_usage(b"\n".join([meta(), count]) + b"\n", 0) == TokenUsage(750, 0, 250, 50, 1)

@@ -305,3 +305,27 @@ def test_a_turn_ends_larger_in_bytes_than_the_cli_last_stored_the_view(tmp_path:
     _condensed(env, session.ref, data)
     session.hook("stop")
     assert Path(session.ref).read_bytes() == data.rstrip(b" ")
+
+
+def test_a_count_from_the_stored_start_keeps_the_turns_a_re_base_dropped(tmp_path: Path) -> None:
+    # A session committed only at its end, past the budget: the CLI counts tokens from the start it
+    # stored (0), long cut away. The marker carries what each re-base dropped after that start.
+    env = _env(tmp_path, budget=8192)
+    session = Session(env)
+    session.turn(_turn(1, pad=700))
+    _host_state(env, session.ref, 0)  # the CLI's state before any commit
+    for n in range(2, 30):
+        turn = session.turn(_turn(n, pad=700))
+    assert views.frame_of(turn["data"]).body > 20  # re-based many times
+    whole = env.call("calculate-tokens", "--offset", "0", stdin=session.native.read_bytes())
+    assert whole["input_tokens"] == sum(9 + n for n in range(1, 30))
+    assert env.call("calculate-tokens", "--offset", "0", stdin=turn["data"]) == whole
+    # From a start the CLI stored later, within the body: only what follows it, nothing carried.
+    assert env.call("calculate-tokens", "--offset", str(turn["start"]), stdin=turn["data"]) == turn["tokens"]
+    # Once the CLI has stored a start past the carried lines, a re-base carries from there.
+    stored = views.host_lines(turn["data"])
+    _host_state(env, session.ref, stored)
+    for n in range(30, 40):
+        turn = session.turn(_turn(n, pad=700))
+    since = env.call("calculate-tokens", "--offset", str(stored), stdin=turn["data"])
+    assert since["input_tokens"] == sum(9 + n for n in range(30, 40))

@@ -17,6 +17,7 @@ from entire_agent_openai_codex.transcript import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -54,26 +55,16 @@ def _total_of(record: Record) -> dict[str, Any] | None:
 def token_usage(data: bytes, offset: int) -> TokenUsage:
     """Token usage of the rollout ``data`` after ``offset``, as deltas of Codex's cumulative counts.
 
-    ``token_usage_record`` lines (one per model response, newer Codex) are summed when the range has
-    them, counting only this thread's own records. Otherwise the last cumulative ``token_count``
-    snapshot in the range minus the last one before it; ``api_call_count`` is then the number of
-    snapshots that moved the totals (Codex repeats the previous snapshot at a turn's start).
+    A rollout with ``token_usage_record`` lines (one per model response, newer Codex) is counted by
+    them alone: this thread's own records in the range are summed. (Its cumulative ``token_count``
+    events restate the same usage, and a range after the last response but before its
+    ``token_count`` would count it again.) Otherwise the last cumulative ``token_count`` snapshot in
+    the range minus the last one before it; ``api_call_count`` is then the number of snapshots that
+    moved the totals (Codex repeats the previous snapshot at a turn's start).
     """
-    own_id = session_meta(first_line(data)).get("id")
     lines = offsets.lines_after(data, offset)
-    total = TokenUsage()
-    found = False
-    for record in records(lines, b'"token_usage_record"'):
-        if record.get("type") != "token_usage_record":
-            continue
-        payload = payload_of(record)
-        thread = payload.get("thread_id")
-        if isinstance(own_id, str) and isinstance(thread, str) and thread != own_id:
-            continue
-        total += _usage_of(payload.get("usage"), 1)
-        found = True
-    if found:
-        return total
+    if any(needle in data for needle in _RECORD):
+        return _records_usage(lines, session_meta(first_line(data)).get("id"))
     previous = _baseline(data, offset)
     last = previous
     moves = 0
@@ -85,6 +76,24 @@ def token_usage(data: bytes, offset: int) -> TokenUsage:
             moves += 1
         last = current
     return _usage_of(_delta(last, previous), moves)
+
+
+_RECORD = (b'"type":"token_usage_record"', b'"type": "token_usage_record"')
+"""How a rollout's ``token_usage_record`` line reads (a quote inside text would be escaped)."""
+
+
+def _records_usage(lines: Iterable[bytes], own_id: object) -> TokenUsage:
+    """The sum of this thread's ``token_usage_record`` lines among ``lines``."""
+    total = TokenUsage()
+    for record in records(lines, b'"token_usage_record"'):
+        if record.get("type") != "token_usage_record":
+            continue
+        payload = payload_of(record)
+        thread = payload.get("thread_id")
+        if isinstance(own_id, str) and isinstance(thread, str) and thread != own_id:
+            continue
+        total += _usage_of(payload.get("usage"), 1)
+    return total
 
 
 def _baseline(data: bytes, offset: int) -> dict[str, Any] | None:

@@ -41,12 +41,12 @@ class CodexView(views.ViewFormat):
             first = f.readline().rstrip(b"\r\n")
         start = _last_compaction(path, end, len(first) + 1, limit * REPLAY_LIMIT_FACTOR)
         history: list[dict[str, Any]] = []
-        turn_context = token_count = b""
+        turn_context = token_count = usage_record = b""
         stamp = ""
         size = 0
         for line in _lines(path, start, end):
             record = _parse(line, b'"response_item"', b'"compacted"', b'"turn_context"', b'"token_count"',
-                            b"thread_rolled_back")  # fmt: skip
+                            b"thread_rolled_back", b'"token_usage_record"')  # fmt: skip
             if record is None:
                 continue
             stamp = str(record.get("timestamp") or stamp)
@@ -63,6 +63,10 @@ class CodexView(views.ViewFormat):
                 size += _size(history[-1])
             elif kind == "turn_context":
                 turn_context = line
+            elif kind == "token_usage_record":
+                usage_record = (
+                    line  # its presence says how the rollout counts tokens (``tokens.token_usage``)
+                )
             elif kind == "event_msg" and payload.get("type") == "token_count":
                 token_count = line
             elif kind == "event_msg" and payload.get("type") == "thread_rolled_back":
@@ -72,7 +76,7 @@ class CodexView(views.ViewFormat):
         history, size = _fit(history, limit)
         compacted = {"timestamp": stamp, "type": "compacted",
                      "payload": {"message": NOTE.strip(), "replacement_history": history}}  # fmt: skip
-        header = [first, turn_context, token_count]
+        header = [first, turn_context, token_count, usage_record]
         return [line for line in header if line] + [_dump(compacted)]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:

@@ -371,7 +371,10 @@ def prepare_transcript(agent: Agent, flags: Flags, stdin: bytes) -> None:
 def calculate_tokens(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Token usage of the transcript on stdin after ``--offset``."""
     assert isinstance(agent, TokenCalculator)
-    return agent.calculate_tokens(stdin, _stdin_frame(agent, stdin).local(_offset(flags))).to_wire()
+    frame, offset = _stdin_frame(agent, stdin), _offset(flags)
+    usage = agent.calculate_tokens(stdin, frame.local(offset))
+    carried = frame.carried(offset)
+    return (usage if carried is None else usage + carried).to_wire()
 
 
 def extract_all_modified_files(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
@@ -384,8 +387,10 @@ def extract_all_modified_files(agent: Agent, flags: Flags, stdin: bytes) -> dict
 def calculate_total_tokens(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Token usage after ``--offset`` with subagent usage nested."""
     assert isinstance(agent, SubagentAwareExtractor)
-    offset = _stdin_frame(agent, stdin).local(_offset(flags))
-    return agent.calculate_total_tokens(stdin, offset, _subagents_dir(agent, flags)).to_wire()
+    frame, offset = _stdin_frame(agent, stdin), _offset(flags)
+    usage = agent.calculate_total_tokens(stdin, frame.local(offset), _subagents_dir(agent, flags))
+    carried = frame.carried(offset, total=True)
+    return (usage if carried is None else usage + carried).to_wire()
 
 
 def compact_transcript(agent: Agent, flags: Flags, stdin: bytes) -> bytes:

@@ -11,6 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from datetime import datetime
+    from typing import Any
 
 
 class EventType:
@@ -175,6 +176,21 @@ class TokenUsage:
             subagent_tokens=sub,
         )
 
+    def __sub__(self, other: TokenUsage) -> TokenUsage:
+        """What ``self`` counts beyond ``other``, counter by counter (never below zero)."""
+        sub = self.subagent_tokens
+        if sub is not None and other.subagent_tokens is not None:
+            sub = sub - other.subagent_tokens
+        return TokenUsage(
+            max(0, self.input_tokens - other.input_tokens),
+            max(0, self.cache_creation_tokens - other.cache_creation_tokens),
+            max(0, self.cache_read_tokens - other.cache_read_tokens),
+            max(0, self.output_tokens - other.output_tokens),
+            max(0, self.api_call_count - other.api_call_count),
+            cache_creation_1h_tokens=max(0, self.cache_creation_1h_tokens - other.cache_creation_1h_tokens),
+            subagent_tokens=None if sub is None or sub.is_zero() else sub,
+        )
+
     def with_subagents(self, subagents: Iterable[TokenUsage]) -> TokenUsage:
         """This usage with the sum of ``subagents`` as its ``subagent_tokens`` (left unset when that is zero)."""
         total = TokenUsage()
@@ -195,6 +211,27 @@ class TokenUsage:
             self.cache_creation_1h_tokens,
         )
         return not any(own) and (self.subagent_tokens is None or self.subagent_tokens.is_zero())
+
+    @classmethod
+    def from_wire(cls, value: dict[str, Any]) -> TokenUsage:
+        """Usage as ``to_wire`` wrote it (a counter that is not a non-negative int reads as 0)."""
+
+        def count(name: str) -> int:
+            number = value.get(name)
+            return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else 0
+
+        from entire_core.jsonvalues import obj
+
+        sub = obj(value.get("subagent_tokens"))
+        return cls(
+            count("input_tokens"),
+            count("cache_creation_tokens"),
+            count("cache_read_tokens"),
+            count("output_tokens"),
+            count("api_call_count"),
+            cache_creation_1h_tokens=count("cache_creation_1h_tokens"),
+            subagent_tokens=cls.from_wire(sub) if sub else None,
+        )
 
     def to_wire(self) -> dict[str, object]:
         """The JSON object for the CLI; counters are clamped to non-negative ints."""

@@ -25,9 +25,15 @@ count as ``checkpoint_transcript_start`` and slices the view by it itself.
   ``[the first line][blank padding][{"type":"entire_view","v":2,"body":K}][snapshot records]``,
   where the snapshot is the agent's own restatement of what came before (Codex's ``compacted``
   record, Gemini's ``$set.messages``). Line N stays line N. A re-base never cuts below the
-  ``checkpoint_transcript_start`` the CLI stored for the session while what follows it fits the budget.
+  ``checkpoint_transcript_start`` the CLI stored for the session while what follows it fits the budget;
+  when it must, the marker carries the token usage a count from that start loses (``"cut"``), which
+  ``calculate-tokens`` adds back (a session committed only at its end, far past the budget).
 - An offset inside the header means the body's start; one past the end means the end (or, for a
   view upgraded from v1 while a turn was in progress, that turn's first line: ``resume``).
+- At TurnEnd a view may end with spaces after its last line (``View.turn_ended``): the CLI judges an
+  idle session's new work by the view's size in bytes, and a re-based view is smaller than the one it
+  last stored. The CLI counts no line there; every reader here reads lines, and the next append
+  writes over them.
 
 How an agent declares its format (``Agent.view_format`` returns an instance)::
 
@@ -63,6 +69,7 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     from entire_core.agent import Agent as ViewOwner
+    from entire_core.types import TokenUsage
 
     Mapped = tuple[str, list[dict[str, Any]], str | None]
     """What ``ViewFormat.record`` answers: ``(type, blocks, timestamp)``."""
@@ -378,13 +385,17 @@ def native_bytes(data: bytes, wrapped: bool) -> bytes:
 # -- frames: the body's start, the end, and offsets clamped to them ------------------------------------------
 
 
-def marker(body: int, resume: int | None = None) -> bytes:
-    """The header's marker line: the body starts at line ``body``."""
+def marker(body: int, resume: int | None = None, cut: dict[str, Any] | None = None) -> bytes:
+    """The header's marker line: the body starts at line ``body``; ``cut``: the usage of the lines a
+    re-base dropped after the start the CLI stored (``View._carry``)."""
     extra = b"" if resume is None else b',"resume":%d' % resume
+    if cut is not None:
+        extra += b',"cut":' + _dumps(cut).encode("utf-8")
     return MARKER_PREFIX + b"%d%s}" % (body, extra)
 
 
-def _marker_values(line: bytes) -> tuple[int, int | None] | None:
+def _marker_values(line: bytes) -> tuple[int, int | None, dict[str, Any] | None] | None:
+    """A marker line's body start, resume line and carried usage (None for a line that is no marker)."""
     if not line.startswith(MARKER_PREFIX):
         return None
     from entire_core import _json
@@ -398,7 +409,14 @@ def _marker_values(line: bytes) -> tuple[int, int | None] | None:
     if not isinstance(body, int) or body < 2:
         return None
     resume = value.get("resume")
-    return body, resume if isinstance(resume, int) else None
+    cut = obj(value.get("cut"))
+    start = cut.get("from")
+    valid = (
+        isinstance(start, int)
+        and 0 <= start < body
+        and all(isinstance(cut.get(k), dict) for k in ("tokens", "total"))
+    )
+    return body, resume if isinstance(resume, int) else None, cut if valid else None
 
 
 class Frame:
@@ -407,16 +425,31 @@ class Frame:
     For agents whose parsers count bytes (``unit = "bytes"``) it also translates lines to bytes.
     """
 
-    __slots__ = ("body", "end", "resume", "starts")
+    __slots__ = ("body", "cut", "end", "resume", "starts")
 
     def __init__(
-        self, body: int = 0, end: int | None = None, resume: int | None = None, starts: Any = None
+        self,
+        body: int = 0,
+        end: int | None = None,
+        resume: int | None = None,
+        starts: Any = None,
+        cut: dict[str, Any] | None = None,
     ) -> None:
         self.body = body
         self.end = end
         self.resume = resume
         self.starts = starts
         """A function of a line index to the byte it starts at, and its inverse (``_Starts``)."""
+        self.cut = cut
+        """What the marker carries of lines a re-base dropped: ``{"from", "tokens", "total"}``."""
+
+    def carried(self, offset: int, *, total: bool = False) -> TokenUsage | None:
+        """The usage of dropped lines an ``--offset`` counts from: the CLI's stored start, cut away since."""
+        if self.cut is None or offset >= self.body or offset > int(self.cut["from"]):
+            return None
+        from entire_core.types import TokenUsage
+
+        return TokenUsage.from_wire(self.cut["total" if total else "tokens"])
 
     def line(self, offset: int) -> int:
         """The line an ``--offset`` means: one inside the header is the body's start, one past the end the end."""
@@ -518,15 +551,16 @@ def frame_of(data: bytes, unit: str = LINES, lines: int = 0) -> Frame:
     an offset past it is the agent's to read). ``lines`` is ignored (v1 looked for a tag in that many first lines).
     """
     body = head_lines_of(data)
-    resume = None
+    resume = cut = None
     if body:
         at = data.find(MARKER_PREFIX)
         end = data.find(b"\n", at)
         values = _marker_values(data[at : len(data) if end < 0 else end].rstrip(b"\r"))
-        resume = values[1] if values is not None else None
+        if values is not None:
+            resume, cut = values[1], values[2]
     # Bytes without a header are the agent's own file: its own reading of a stale offset applies.
     end = host_lines(data) if body else None
-    return Frame(body, end, resume, _Starts(data=data) if unit == BYTES else None)
+    return Frame(body, end, resume, _Starts(data=data) if unit == BYTES else None, cut)
 
 
 def file_starts(path: str, unit: str) -> _Starts | None:
@@ -916,7 +950,8 @@ class View:
         body = head_lines_of(data)
         at = data.find(MARKER_PREFIX)
         stop = data.find(b"\n", at)
-        new = data[:at] + marker(body, resume) + data[stop:]
+        values = _marker_values(data[at:stop])
+        new = data[:at] + marker(body, resume, values[2] if values is not None else None) + data[stop:]
         self._write_whole(new, self.lines())
 
     def _fitted_header(
@@ -1136,6 +1171,11 @@ class View:
                 cut, lines = at, stored
         if lines < 2 or lines <= int(m.get("head_lines", 0)):
             return
+        carried_from = stored if stored is not None and stored < lines else None
+        before = None
+        if carried_from is not None:
+            with open(self.path, "rb") as f:
+                before = self._counted(f.read(size), carried_from)
         with open(self.path, "rb") as f:
             first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
         if self.fmt.wrap:
@@ -1165,10 +1205,12 @@ class View:
                 lambda limit: self._snapshot(self.path, 0, cut, first, limit),
                 wrapped_first=True,
             )
-        head = b"".join(line + b"\n" for line in header)
         with open(self.path, "rb") as f:
             f.seek(cut)
             body = f.read(int(m["view_size"]) - cut)
+        if carried_from is not None:
+            self._carry(header, body, before, carried_from)
+        head = b"".join(line + b"\n" for line in header)
         turn = int(m.get("turn", -1))
         resume = m.get("resume")
         m.update(head_lines=len(header), head_bytes=len(head))
@@ -1177,6 +1219,47 @@ class View:
         if isinstance(resume, int) and resume < lines:
             m.pop("resume", None)
         self._write_whole(data, lines + body.count(b"\n"))
+
+    def _counted(self, data: bytes, stored: int) -> tuple[TokenUsage, TokenUsage] | None:
+        """What ``calculate-tokens`` and ``calculate-total-tokens --offset stored`` answer on view bytes
+        ``data`` (None for an agent that counts no tokens, or bytes it cannot count)."""
+        from entire_core.agent import SubagentAwareExtractor, TokenCalculator
+        from entire_core.errors import AgentError
+
+        agent = self.agent
+        if not isinstance(agent, TokenCalculator):
+            return None
+        frame = frame_of(data, self.fmt.unit)
+        local = frame.local(stored)
+        try:
+            tokens = agent.calculate_tokens(data, local) + (frame.carried(stored) or _no_usage())
+            total = tokens
+            if isinstance(agent, SubagentAwareExtractor):
+                total = agent.calculate_total_tokens(data, local, "")
+                total += frame.carried(stored, total=True) or _no_usage()
+        except (AgentError, ValueError):
+            return None
+        return tokens, total
+
+    def _carry(
+        self, header: list[bytes], body: bytes, before: tuple[TokenUsage, TokenUsage] | None, stored: int
+    ) -> None:
+        """Put into the new header's marker what a count from the CLI's stored ``stored`` loses to the
+        re-base (``before``: the counts on the view being replaced), so that it answers the same on the
+        new view: a session committed only at its end, past the budget, keeps its earlier turns' usage.
+        The difference, not a count of the dropped lines: where a range's count depends on what precedes
+        it (Codex's cumulative ``token_count``, Gemini's messages rewritten by id), those would differ."""
+        at = next((i for i, line in enumerate(header) if line.startswith(MARKER_PREFIX)), None)
+        if before is None or at is None:
+            return
+        after = self._counted(b"".join(line + b"\n" for line in header) + body, stored)
+        if after is None:
+            return
+        tokens, total = before[0] - after[0], before[1] - after[1]
+        if not (tokens.is_zero() and total.is_zero()):
+            header[at] = marker(
+                len(header), cut={"from": stored, "tokens": tokens.to_wire(), "total": total.to_wire()}
+            )
 
     def _shrink(self) -> None:
         """Shorten the largest records after the turn's start (or the header), largest first, until the view fits."""
@@ -1266,6 +1349,12 @@ class View:
 
             self.meta.update(mirror=True, native_id=[*native_id, len(data), zlib.crc32(data)])
         self._write_whole(data, host_lines(data))
+
+
+def _no_usage() -> TokenUsage:
+    from entire_core.types import TokenUsage
+
+    return TokenUsage()
 
 
 def _git_common_dir(repo_root: str) -> str | None:

@@ -21,6 +21,7 @@ calling and checking answers in ``checks`` (``Env``), and the support window's t
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import os
 from pathlib import Path
@@ -647,6 +648,7 @@ class AgentContract:
             step = max(1, len(lines) // 6)
             counted: dict[int, bytes] = {}
             session = f"c-{number}"
+            stored = (0, 0)
             for at in range(0, len(lines), step):
                 view = views.attach(owner, session, str(native), EventType.TURN_START)
                 start = run.call("get-transcript-position", "--path", view)["position"]
@@ -656,7 +658,14 @@ class AgentContract:
                 views.attach(owner, session, str(native), EventType.TURN_END)
                 run.call("prepare-transcript", "--session-ref", view)
                 seen = run.raw("read-transcript", "--session-ref", view).stdout
-                assert len(seen) <= max(budget, views.HARD_LIMIT), case
+                assert len(seen) <= max(budget, views.HARD_LIMIT) + len(seen) - len(seen.rstrip(b" ")), case
+                # A commit after every turn: the CLI finds the next turn's work only if the view it
+                # copies at TurnEnd is larger in bytes than the one it condensed (``View.turn_ended``).
+                assert len(seen) > stored[1] or compactor.host_line_count(seen) <= stored[0], case
+                stored = _condensed(sandbox, session, view, seen)
+                assert run.call("calculate-tokens", "--offset", str(start), stdin=seen) == run.call(
+                    "calculate-tokens", "--offset", str(start), stdin=seen.rstrip(b" ")
+                ), case  # the padding after the last line is no record
                 now = seen.split(b"\n")
                 body = views.head_lines_of(seen)
                 for line_number, line in counted.items():
@@ -678,6 +687,50 @@ class AgentContract:
                 if summary and replies:
                     assert replies[-1].strip() == summary.strip(), case
         assert checked, "no prompt was read from any view: the check checked nothing"
+
+    def test_views_count_tokens_from_a_start_a_re_base_cut_away(self, env: Env) -> None:
+        """A session committed only at its end, through a view re-based many times: the CLI counts its
+        tokens from the start it stored (line 0), long cut away, and gets the whole session's usage."""
+        from entire_core.types import EventType
+
+        _, fmt = self._view_format(env)
+        self._require("token_calculator")
+        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
+        if not cases:
+            pytest.skip("no recorded transcripts the view format accepts")
+        checked = 0
+        for number, case in enumerate(cases):
+            data = case.path.read_bytes()
+            budget = max(views.MIN_BUDGET, len(data) // 4)
+            sandbox = Sandbox(
+                env.sandbox.root / f"tokens-{number}", extra_env={views.BUDGET_ENV: str(budget)}
+            )
+            owner = self.agent_cls(env=sandbox.env, cwd=str(sandbox.repo))
+            run = Env(sandbox, InProcessRunner(self.agent_cls, sandbox))
+            native = sandbox.root / ("native-" + case.path.name)
+            native.write_bytes(b"")
+            lines = data.split(b"\n")[:-1]
+            session = f"t-{number}"
+            view = ""
+            bounds = _turn_bounds(fmt, lines)
+            for at, stop in itertools.pairwise(bounds):
+                view = views.attach(owner, session, str(native), EventType.TURN_START)
+                if at == 0:
+                    _condensed(sandbox, session, view, b"")  # the CLI's state before any commit
+                with native.open("ab") as f:
+                    f.write(b"".join(line + b"\n" for line in lines[at:stop]))
+                views.attach(owner, session, str(native), EventType.TURN_END)
+            seen = run.raw("read-transcript", "--session-ref", view).stdout
+            whole = run.call("calculate-tokens", "--offset", "0", stdin=native.read_bytes())
+            if views.head_lines_of(seen) == 0 or not any(
+                v for k, v in whole.items() if k != "subagent_tokens"
+            ):
+                continue  # never re-based, or no usage to count
+            counted = run.call("calculate-tokens", "--offset", "0", stdin=seen)
+            assert counted == whole, (case, counted, whole)
+            checked += 1
+        if not checked:
+            pytest.skip("no recorded transcript with usage was re-based")
 
     # -- analyzer -------------------------------------------------------------------------------------------
 
@@ -770,3 +823,36 @@ class AgentContract:
             pytest.skip("the agent declares every capability")
         for name in missing:
             env.fails(name)
+
+
+def _condensed(sandbox: Sandbox, session: str, view: str, data: bytes) -> tuple[int, int]:
+    """Write the state file the CLI (v0.10.3) keeps after a commit condensed ``data``; its (lines, size)."""
+    from entire_core.testing import compactor
+
+    stored = (compactor.host_line_count(data), len(data))
+    directory = sandbox.repo / ".git" / "entire-sessions"
+    directory.mkdir(parents=True, exist_ok=True)
+    state = {
+        "session_id": session, "transcript_path": view,
+        "checkpoint_transcript_start": stored[0], "checkpoint_transcript_size": stored[1],
+    }  # fmt: skip
+    (directory / f"{session}.json").write_text(json.dumps(state))
+    return stored
+
+
+def _turn_bounds(fmt: Any, lines: list[bytes]) -> list[int]:
+    """Where turns start in a transcript's ``lines``, and its end: at the user's typed records for a
+    wrapped JSON format (a re-base cuts at a turn's start, and such formats may rewrite a record
+    later in its turn), else every eighth of the lines."""
+    starts: list[int] = []
+    if fmt.wrap and fmt.json_records:
+        for number, line in enumerate(lines):
+            try:
+                mapped = fmt.record(json.loads(line))
+            except ValueError:
+                continue
+            if mapped and mapped[0] == "user" and any(b.get("type") == "text" for b in mapped[1]):
+                starts.append(number)
+    if len(starts) < 2:
+        starts = list(range(0, len(lines), max(1, len(lines) // 8)))
+    return sorted({0, *starts, len(lines)})
