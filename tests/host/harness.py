@@ -152,7 +152,9 @@ def plugin_bin(work: Path) -> Path:
     local = ["--no-index", "--find-links", str(dist), "--find-links", house.stdout.strip()]
     for agent in NEWEST:
         # --no-cache: a wheel at a path seen before (a reused --basetemp) is read again, not taken from the cache.
-        steps.append([uv, "tool", "install", "-q", "--no-cache", "--no-sources", *local, f"entire-agent-{agent}"])
+        steps.append(
+            [uv, "tool", "install", "-q", "--no-cache", "--no-sources", *local, f"entire-agent-{agent}"]
+        )
     for argv in steps:
         done = subprocess.run(
             argv, cwd=source, env=env, capture_output=True, text=True, timeout=600, check=False
