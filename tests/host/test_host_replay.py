@@ -10,7 +10,8 @@ that asks ``calculate-total-tokens``), the files its checkpoint names are commit
 runs its post-commit for the session of the last hook (every session of the worktree is looked at).
 Before each hook, the files the next checkpoint names are left changed in the work tree (as the agent
 left them for the host: a file renamed away after an earlier commit still counts as a change; a file
-the agent created is written at the first TurnEnd where the host saw new work). A commit during a
+the agent created is written at the hooks where the host saw new work, which asked
+``calculate-total-tokens``). A commit during a
 turn finds the agent's file grown past the last hook: it is grown line by line until the plugin's view
 is the bytes the host's ``calculate-total-tokens`` read there.
 
@@ -180,7 +181,7 @@ def the_agents_changes(repo: Path, files: list[str], *, create: bool) -> None:
     """The files the next checkpoint names, changed in the work tree as the agent left them for the
     host: their contents are not recorded, so each one that HEAD holds as it is gets a line added, and
     with ``create`` each one neither HEAD nor the work tree holds is written (a file the agent created:
-    when it did is not recorded either, so it is written where the host saw new work, at a TurnEnd that
+    when it did is not recorded either, so it is written where the host saw new work, at a hook that
     asked ``calculate-total-tokens``; written earlier, the host's own rule would not count it there,
     as a file already untracked at the turn's start)."""
     for name in files:
