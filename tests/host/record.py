@@ -11,11 +11,16 @@ each scenario's git-refs run is then written there:
   sha256 of the agent's own session file and of the view answered);
 - ``commits``: every commit of the scenario with its checkpoint's stored fields: ``prompt.txt``,
   ``files_touched``, ``token_usage``, the two transcript starts, and ``full.jsonl`` and
-  ``transcript.jsonl`` as size, line count and sha256;
+  ``transcript.jsonl`` as size, line count and sha256; ``transcript_scope``, the prompts and replies
+  ``transcript.jsonl`` holds from ``compact_transcript_start`` on;
+- ``resume``: the agent's session file ``entire session resume`` restored through ``write-session``
+  (its path, and its bytes as size, line count and sha256; absent where the scenario resumes nothing);
 - ``files``: the bytes of each session file named (the agent's own and our view), gzip-compressed beside
   the JSON, so that every earlier state is a prefix of known size and digest: its final bytes where
   they extend what its last hook saw, else (a file deleted before the end, or rewritten) the bytes its
-  last hook saw, which the plugin's trace keeps (``$ENTIRE_PLUGIN_TRACE.files/<sha256>``).
+  last hook saw, which the plugin's trace keeps (``$ENTIRE_PLUGIN_TRACE.files/<sha256>``); and, as
+  ``earlier``, the states of a file an agent rewrote that are no prefix of those bytes (Gemini CLI
+  rewrites a resumed session's chat file), so that every state is a prefix of one of them.
 
 Paths are written relative to the scenario's scratch directory (``$WORLD``).
 """
@@ -29,7 +34,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness import line_count, sha256
+from harness import line_count, sha256, transcript_texts
 from scenarios import Outcome
 
 RECORD_ENV = "ENTIRE_HOST_RECORD"
@@ -51,12 +56,38 @@ def _bytes(data: bytes) -> dict[str, Any]:
     return {"size": len(data), "lines": line_count(data), "sha256": sha256(data)}
 
 
-def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The JSON record of ``outcome`` and the final bytes of every session file it names."""
+def _scope(part: Any) -> dict[str, list[str]]:
+    """The prompts and replies of ``transcript.jsonl`` from ``compact_transcript_start`` on."""
+    start = part.metadata.get("compact_transcript_start") or 0
+    users, replies = transcript_texts(b"".join(part.transcript.splitlines(keepends=True)[start:]))
+    return {"prompts": users, "replies": replies}
+
+
+def _restored(outcome: Outcome) -> dict[str, Any] | None:
+    """The session file the host restored at ``entire session resume``, or None without a resume."""
+    paths = outcome.facts.get("rollout_paths") or []
+    if "resume" not in outcome.commands or not paths:
+        return None
+    return {"path": paths[0], **_bytes(outcome.facts.get("rollout_after") or b"")}
+
+
+def _not_prefixes(states: list[bytes], kept: bytes) -> list[bytes]:
+    """The longest of the bytes ``states`` (a file at each hook) that are no prefix of ``kept`` nor of
+    each other: an agent that rewrote its file keeps each earlier state a prefix of one of them."""
+    out: list[bytes] = []
+    for data in sorted(set(states), key=len, reverse=True):
+        if not kept.startswith(data) and not any(o.startswith(data) for o in out):
+            out.append(data)
+    return out
+
+
+def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes], dict[str, list[bytes]]]:
+    """The JSON record of ``outcome``, the final bytes of every session file it names, and the earlier
+    states of those that are no prefix of them."""
     world = outcome.world
     root = str(world.root)
     calls: list[dict[str, Any]] = []
-    last_seen: dict[str, str] = {}  # each named file: the sha256 of its bytes at the last hook naming it
+    seen_at: dict[str, list[str]] = {}  # each named file: the sha256 of its bytes at each hook naming it
     for call in world.trace_calls():
         entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
         if "host_pid" in call:  # the calling host process: tells concurrent hooks' calls apart
@@ -65,7 +96,8 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
         for key in ("stdin", "answer", "files"):
             if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):
                 entry[key] = call[key]
-        last_seen.update({path: digest for path, (_size, digest) in call.get("files", {}).items()})
+        for path, (_size, digest) in call.get("files", {}).items():
+            seen_at.setdefault(path, []).append(digest)
         calls.append(_norm(entry, root))
     points = outcome.checkpoints()
     commits: list[dict[str, Any]] = []
@@ -88,21 +120,26 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
                     "compact_transcript_start": meta.get("compact_transcript_start"),
                     "full": _bytes(part.full),
                     "transcript": _bytes(part.transcript),
+                    "transcript_scope": _scope(part),
                     "content_hash": part.content_hash,
                 })  # fmt: skip
         elif cid:
             commit["missing"] = cid != ""
         commits.append(commit)
     files: dict[str, bytes] = {}
+    earlier: dict[str, list[bytes]] = {}
     kept = Path(str(world.trace) + ".files")
-    for path in sorted(last_seen):
-        seen = kept / last_seen[path]
-        at_hook = seen.read_bytes() if seen.is_file() else None
+    for path in sorted(seen_at):
+        states = [(kept / d).read_bytes() for d in seen_at[path] if (kept / d).is_file()]
+        at_hook = states[-1] if states else None
         final = Path(path).read_bytes() if os.path.isfile(path) else None
         if final is not None and (at_hook is None or final.startswith(at_hook)):
             files[_norm(path, root)] = final
         elif at_hook is not None:
             files[_norm(path, root)] = at_hook
+        else:
+            continue
+        earlier[_norm(path, root)] = _not_prefixes(states, files[_norm(path, root)])
     record = {
         "agent": outcome.agent,
         "host": "Entire CLI v0.10.3 (local build, prints `dev`)",
@@ -113,12 +150,18 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes]]:
         "commits": commits,
         "files": {name: {"size": len(data), "sha256": sha256(data)} for name, data in files.items()},
     }
-    return record, files
+    restored = _restored(outcome)
+    if restored is not None:
+        record["resume"] = _norm(restored, root)
+    for name, states in earlier.items():
+        if states:
+            record["files"][name]["earlier"] = [{"size": len(d), "sha256": sha256(d)} for d in states]
+    return record, files, earlier
 
 
 def write(outcome: Outcome, directory: Path) -> Path:
     """Write the record of ``outcome`` (and its session files, gzip-compressed) under ``directory``."""
-    record, files = recording(outcome)
+    record, files, earlier = recording(outcome)
     directory.mkdir(parents=True, exist_ok=True)
     blobs = directory / outcome.agent
     blobs.mkdir(exist_ok=True)
@@ -128,6 +171,11 @@ def write(outcome: Outcome, directory: Path) -> Path:
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]
         record["files"][name]["blob"] = f"{outcome.agent}/{digest}.gz"
         (blobs / f"{digest}.gz").write_bytes(gzip.compress(data, mtime=0))
+        for n, (meta, state) in enumerate(
+            zip(record["files"][name].get("earlier", []), earlier[name], strict=True)
+        ):
+            meta["blob"] = f"{outcome.agent}/{digest}-{n}.gz"
+            (blobs / f"{digest}-{n}.gz").write_bytes(gzip.compress(state, mtime=0))
     target = directory / f"{outcome.agent}.json"
     target.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return target

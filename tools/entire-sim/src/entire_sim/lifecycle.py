@@ -11,9 +11,11 @@ import hashlib
 import json
 import os
 import subprocess
+from pathlib import Path
 from typing import Any
 
-from entire_sim import godecode
+from entire_sim import gitrefs, godecode
+from entire_sim.compact import transcript
 from entire_sim.plugin import CallFailed, Plugin, Violation
 from entire_sim.state import State
 
@@ -177,7 +179,8 @@ class HookRun:
             except CallFailed:
                 offset = 0  # the CLI logs and carries on from 0
         self.state.save_tmp(
-            f"pre-prompt-{session_id}", {"transcript_offset": offset, "prompt": event["prompt"]}
+            f"pre-prompt-{session_id}",
+            {"transcript_offset": offset, "prompt": event["prompt"], "untracked": _untracked(self.repo_root)},
         )
         if event["prompt"]:
             prompt_file = self.state.metadata(session_id) / "prompt.txt"
@@ -247,18 +250,22 @@ class HookRun:
                 or []
             )
         files, dropped = self._relevant(transcript_files)
-        git_files, _ = self._relevant(_git_changes(self.repo_root))
+        # a file untracked already at TurnStart is not this turn's new file (DetectFileChanges, preUntrackedFiles)
+        before = set((pre_prompt or {}).get("untracked") or [])
+        git_files, _ = self._relevant([f for f in _git_changes(self.repo_root) if f not in before])
         # files committed during the turn were condensed with that commit: they do not count here
         changes = sorted(set(_uncommitted(self.repo_root, files)) | set(git_files))
         tokens: dict[str, Any] | None = None
         if changes:  # SaveStep: the shadow branch holds this step, its files are the session's
             tokens = self._tokens(transcript, pre_offset, subagents_dir)
+            count_step(session, stored_usage(tokens))
             session["files_touched"] = sorted(set(session.get("files_touched") or []) | set(changes))
             session["shadow"] = True
         session["turns"] += 1
         session["transcript_path"] = ref
         session["phase"] = "idle"
         session.pop("head", None)  # the turn's commits are watched from TurnStart to here
+        self._finalize_turn_checkpoints(session_id, session, ref)
         self._after_mid_turn_commits(session, ref)
         self.state.save_session(session_id, session)
         self.state.delete_tmp(f"pre-prompt-{session_id}")
@@ -457,24 +464,86 @@ class HookRun:
         tokens = self._tokens(data, start, "") if data else None
         lines = count_lines(data)
         (self.state.metadata(session_id) / "full.jsonl").write_bytes(data)
+        files = sorted(set(self._relevant(files)[0]))
+        checkpoint_id = self._store(
+            session_id, data, start, files, condensed_usage(session, stored_usage(tokens))
+        )
         checkpoint = {
             "kind": "commit", "agent": self.plugin.name, "session_id": session_id, "time": now(),
+            "checkpoint_id": checkpoint_id,
             "checkpoint_transcript_start": start, "transcript_lines": lines, "transcript_bytes": len(data),
-            "scoped_bytes": len(slice_from_line(data, start)), "files": self._relevant(files)[0], "tokens": tokens,
+            "scoped_bytes": len(slice_from_line(data, start)), "files": files, "tokens": tokens,
             "session_ref": ref, "mid_turn": active,
         }  # fmt: skip
         changed = set(_git_changes(self.repo_root))
         remaining = [f for f in before if f in changed]  # carried forward to a new shadow branch
-        session.update(checkpoint_transcript_start=lines, files_touched=remaining, shadow=bool(remaining))
+        session.update(checkpoint_transcript_start=lines, files_touched=remaining, shadow=bool(remaining),
+                       window_usage=None, subagent_baseline=session.get("subagent_total"))  # fmt: skip
         if not remaining:
             (self.state.metadata(session_id) / "prompt.txt").unlink(missing_ok=True)  # clearFilesystemPrompt
         if active:
             session["turn_commits"] = int(session.get("turn_commits") or 0) + 1
+            session["turn_checkpoints"] = [*session.get("turn_checkpoints", []), checkpoint_id]
             session["head"] = _head(self.repo_root)
         self.state.save_session(session_id, session)
         self.record["checkpoint"] = checkpoint
         self.state.append("checkpoints", checkpoint)
         return checkpoint
+
+    def _store(
+        self, session_id: str, data: bytes, start: int, files: list[str], tokens: dict[str, Any] | None
+    ) -> str:
+        """Keep the condensation as the host does (``gitrefs``), with the prompts of the turns it covers
+        (``prompt.txt`` as it stands); its checkpoint id, made from the commit and the session."""
+        checkpoint_id = hashlib.sha256(f"{_head(self.repo_root)}\0{session_id}".encode()).hexdigest()[:12]
+        prompt_file = self.state.metadata(session_id) / "prompt.txt"
+        session: dict[str, Any] = {
+            "checkpoint_id": checkpoint_id, "session_id": session_id, "agent": self.plugin.info.get("type", ""),
+            "files_touched": files, "token_usage": tokens, "checkpoint_transcript_start": start,
+        }  # fmt: skip
+        top = {
+            "checkpoint_id": checkpoint_id,
+            "sessions": [{"metadata": "0/metadata.json"}],
+            "files_touched": files,
+        }
+        stored = {"metadata.json": json.dumps(top, indent=2).encode(),
+                  "0/prompt.txt": prompt_file.read_bytes() if prompt_file.exists() else b""}  # fmt: skip
+        gitrefs.write(self.repo_root, checkpoint_id, self._with_transcript(stored, session, data))
+        return checkpoint_id
+
+    def _with_transcript(
+        self, stored: dict[str, bytes], session: dict[str, Any], data: bytes
+    ) -> dict[str, bytes]:
+        """``stored`` with ``data`` as the session's ``full.jsonl``, its ``content_hash.txt``, and the
+        ``transcript.jsonl`` and ``compact_transcript_start`` made of it (none where nothing compacts)."""
+        compact, compact_start = transcript(
+            self.plugin.name, data, int(session["checkpoint_transcript_start"])
+        )
+        session.pop("compact_transcript_start", None)
+        stored.pop("0/transcript.jsonl", None)
+        if compact_start is not None:
+            session["compact_transcript_start"] = compact_start
+            stored["0/transcript.jsonl"] = compact
+        stored.update({"0/full.jsonl": data, "0/content_hash.txt": f"sha256:{hashlib.sha256(data).hexdigest()}".encode(),
+                       "0/metadata.json": json.dumps(session, indent=2).encode()})  # fmt: skip
+        return stored
+
+    def _finalize_turn_checkpoints(self, session_id: str, session: dict[str, Any], ref: str) -> None:
+        """The host's HandleTurnEnd (``finalizeAllTurnCheckpoints``, ``manual_commit_hooks.go:3021``): the
+        checkpoints of commits made during the turn were stored with the transcript as it stood at the
+        commit; they get the whole turn's now (``full.jsonl``, ``transcript.jsonl``), and ``prompt.txt``."""
+        ids = session.pop("turn_checkpoints", None) or []
+        data = Path(ref).read_bytes() if ids and os.path.isfile(ref) else b""
+        if not data:
+            return
+        prompt_file = self.state.metadata(session_id) / "prompt.txt"
+        prompt = prompt_file.read_bytes() if prompt_file.exists() else b""
+        for checkpoint_id in ids:
+            stored = gitrefs.files(self.repo_root, checkpoint_id)
+            if prompt:
+                stored["0/prompt.txt"] = prompt
+            meta = json.loads(stored["0/metadata.json"])
+            gitrefs.write(self.repo_root, checkpoint_id, self._with_transcript(stored, meta, data))
 
     def _prepare(self, ref: str) -> None:
         if self.plugin.capability("transcript_preparer"):
@@ -529,6 +598,63 @@ class HookRun:
             if path not in kept:
                 kept.append(path)
         return kept, dropped
+
+
+TOKEN_FIELDS = (
+    "input_tokens",
+    "cache_creation_tokens",
+    "cache_read_tokens",
+    "output_tokens",
+    "api_call_count",
+)
+
+
+def stored_usage(tokens: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A plugin's token usage as the host keeps it (v0.10.3's ``types.TokenUsage``): its five counts, and
+    ``subagent_tokens`` only where there are some (``omitempty``); other keys of the answer are dropped."""
+    if tokens is None:
+        return None
+    usage: dict[str, Any] = {k: tokens.get(k, 0) for k in TOKEN_FIELDS}
+    if tokens.get("subagent_tokens"):
+        usage["subagent_tokens"] = stored_usage(tokens["subagent_tokens"])
+    return usage
+
+
+def _subtract(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``types.SubtractTokenUsage``: ``a`` less ``b`` field by field, floored at 0; None when ``a`` is."""
+    if a is None:
+        return None
+    diff: dict[str, Any] = {k: max(a.get(k, 0) - (b or {}).get(k, 0), 0) for k in TOKEN_FIELDS}
+    sub = _subtract(a.get("subagent_tokens"), (b or {}).get("subagent_tokens"))
+    return {**diff, "subagent_tokens": sub} if sub is not None else diff
+
+
+def count_step(session: dict[str, Any], usage: dict[str, Any] | None) -> None:
+    """SaveStep's token bookkeeping (``manual_commit_git.go:124``): the window since the last
+    condensation adds the step's counts; a step's ``subagent_tokens`` is the session's running total
+    (it replaces the last one), and the window's is that total less the one at the last condensation."""
+    if usage is None:
+        return
+    window = session.get("window_usage") or dict.fromkeys(TOKEN_FIELDS, 0)
+    window = {k: window.get(k, 0) + usage[k] for k in TOKEN_FIELDS}
+    if usage.get("subagent_tokens"):
+        session["subagent_total"] = usage["subagent_tokens"]
+    sub = _subtract(session.get("subagent_total"), session.get("subagent_baseline"))
+    session["window_usage"] = {**window, "subagent_tokens": sub} if sub is not None else window
+
+
+def condensed_usage(session: dict[str, Any], usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The usage a condensation stores (``manual_commit_condensation.go:563``): the commit's own
+    answer (asked without a subagents directory), its ``subagent_tokens`` filled from the window's; the
+    window's whole usage where the answer has no counts."""
+    window = session.get("window_usage")
+    if window is None:
+        return usage
+    if usage is None or not any(usage[k] for k in TOKEN_FIELDS):
+        return window if any(window[k] for k in TOKEN_FIELDS) else usage
+    if "subagent_tokens" not in usage and window.get("subagent_tokens") is not None:
+        return {**usage, "subagent_tokens": window["subagent_tokens"]}
+    return usage
 
 
 def count_lines(data: bytes) -> int:
@@ -600,6 +726,13 @@ def _head(repo: str) -> str:
 def _has_commits(repo: str) -> bool:
     return subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=repo, capture_output=True,
                           check=False).returncode == 0  # fmt: skip
+
+
+def _untracked(repo: str) -> list[str]:
+    """The untracked files git does not ignore."""
+    proc = subprocess.run(["git", "ls-files", "-z", "--others", "--exclude-standard"], cwd=repo,
+                          capture_output=True, check=False)  # fmt: skip
+    return [f for f in proc.stdout.decode("utf-8", errors="surrogateescape").split("\0") if f]
 
 
 def _git_changes(repo: str) -> list[str]:

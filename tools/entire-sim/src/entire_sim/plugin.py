@@ -53,9 +53,11 @@ class Call:
     """One finished plugin process."""
 
     def __init__(
-        self, subcommand: str, args: list[str], code: int, stdout: bytes, stderr: bytes, ms: float
-    ) -> None:
+        self, subcommand: str, args: list[str], code: int, stdout: bytes, stderr: bytes, ms: float,
+        stdin_bytes: int = 0,
+    ) -> None:  # fmt: skip
         self.subcommand = subcommand
+        self.stdin_bytes = stdin_bytes
         self.args = args
         self.code = code
         self.stdout = stdout
@@ -67,6 +69,7 @@ class Call:
         return {
             "subcommand": self.subcommand,
             "args": self.args,
+            "stdin_bytes": self.stdin_bytes,
             "exit": self.code,
             "stdout": self.stdout[:400].decode("utf-8", errors="replace"),
             "stdout_bytes": len(self.stdout),
@@ -144,6 +147,7 @@ class Plugin:
             proc.stdout,
             proc.stderr,
             (time.perf_counter() - started) * 1000,
+            len(stdin or b""),
         )
         self.calls.append(call)
         if len(proc.stdout) > OUTPUT_LIMIT:

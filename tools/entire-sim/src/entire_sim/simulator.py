@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from entire_sim import discovery
+from entire_sim import discovery, gitrefs
 from entire_sim.lifecycle import HookError, HookRun
 from entire_sim.plugin import CallFailed, Plugin, Violation
 from entire_sim.state import State
@@ -208,11 +208,14 @@ class Simulator:
     # -- resume ---------------------------------------------------------------------------------------------
 
     def resume(self, name: str, session_id: str, *, chunk_size: int | None = None) -> dict[str, Any]:
-        """``entire session resume``: restore the last stored transcript of a session through the plugin."""
+        """``entire session resume``: restore a session through the plugin from its newest checkpoint."""
         plugin = self.plugin(name)
         try:
             return self._resume(plugin, session_id, chunk_size)
         finally:
+            if plugin.calls:  # a session id refused, or not recorded, leaves nothing behind
+                self.state.append("resumes", {"agent": name, "session_id": session_id,
+                                              "calls": [c.to_json() for c in plugin.calls]})  # fmt: skip
             self._log(plugin, "resume")
 
     def recorded_sessions(self) -> list[str]:
@@ -220,23 +223,33 @@ class Simulator:
         directory = self.state.root / "metadata"
         return sorted(p.parent.name for p in directory.glob("*/full.jsonl")) if directory.is_dir() else []
 
+    def _stored_transcript(self, session_id: str) -> bytes:
+        """What ``resume`` restores: ``full.jsonl`` of the session's newest checkpoint, as the host reads it
+        (``ReadRawSessionLogForCheckpoint``); for a session never committed, which the host cannot resume,
+        the transcript its last TurnEnd read."""
+        stored = [
+            c for c in self.checkpoints() if c.get("session_id") == session_id and c.get("checkpoint_id")
+        ]
+        if stored:
+            data = gitrefs.read(str(self.repo), stored[-1]["checkpoint_id"], "0/full.jsonl")
+            if data is not None:
+                return data
+        last = self.state.root / "metadata" / session_id / "full.jsonl"
+        if not last.is_file():
+            known = ", ".join(self.recorded_sessions()) or "none"
+            raise LookupError(f"no recorded session {session_id!r} in {self.repo} (recorded: {known})")
+        return last.read_bytes()
+
     def _resume(self, plugin: Plugin, session_id: str, chunk_size: int | None) -> dict[str, Any]:
         from entire_core import validate
 
         validate.session_id(session_id)
-        stored = self.state.root / "metadata" / session_id / "full.jsonl"
-        if not stored.is_file():
-            known = ", ".join(self.recorded_sessions()) or "none"
-            raise LookupError(f"no recorded session {session_id!r} in {self.repo} (recorded: {known})")
-        transcript = stored.read_bytes()
-        session = self.state.session(session_id) or {}
+        transcript = self._stored_transcript(session_id)
+        # As the host (resume.go, resolveTranscriptPath): the path is the plugin's, never the session state's.
         session_dir = plugin.json("get-session-dir", "--repo-path", str(self.repo))["session_dir"]
-        ref = (
-            session.get("transcript_path")
-            or plugin.json("resolve-session-file", "--session-dir", session_dir, "--session-id", session_id)[
-                "session_file"
-            ]
-        )
+        ref = plugin.json("resolve-session-file", "--session-dir", session_dir, "--session-id", session_id)[
+            "session_file"
+        ]
         if os.path.isabs(ref):
             if ".." in ref.replace("\\", "/").split("/"):
                 raise CallFailed(Violation("write-session", f"session_ref {ref!r} has a '..' component"))
@@ -268,7 +281,11 @@ class Simulator:
         session_json = {"session_id": session_id, "agent_name": plugin.name, "repo_path": str(self.repo),
                         "session_ref": ref, "start_time": ZERO_TIME, "native_data": base64.b64encode(data).decode(),
                         "modified_files": None, "new_files": None, "deleted_files": None}  # fmt: skip
-        plugin.run("write-session", stdin=json.dumps(session_json).encode())
+        # As Go's json.Marshal writes it (external.go, marshalAgentSession): no spaces, non-ASCII as is.
+        plugin.run(
+            "write-session",
+            stdin=json.dumps(session_json, separators=(",", ":"), ensure_ascii=False).encode(),
+        )
         command = plugin.json("format-resume-command", "--session-id", session_id)["command"]
         return {"session_ref": ref, "command": command, "restored_bytes": len(data), "chunks": len(chunks)}
 

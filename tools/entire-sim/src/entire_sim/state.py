@@ -9,8 +9,11 @@ Layout under the state directory:
     tmp/pre-task-<id>.json    untracked files when a subagent started
     metadata/<id>/            prompt.txt and full.jsonl, as the CLI stores them
     hook-calls.jsonl          one record per ``entire hooks`` call
-    checkpoints.jsonl         one record per saved step (turns and subagent tasks)
+    checkpoints.jsonl         one record per saved step (turns, subagent tasks and condensations)
+    resumes.jsonl             one record per ``resume`` that called the plugin, with its calls
     violations.jsonl          everything the real CLI would have rejected
+
+A condensation's checkpoint itself is stored in the repository, as the host stores it (``gitrefs``).
 """
 
 from __future__ import annotations
