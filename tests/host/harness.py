@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -209,16 +210,27 @@ class Run:
 
 
 class World:
-    """A scratch repository, a home and XDG homes of its own, and the environment its commands run with."""
+    """A scratch repository, a home and XDG homes of its own, and the environment its commands run with.
 
-    def __init__(self, root: Path, ns: Namespace, paths: list[Path], entire: Path, **extra: str) -> None:
+    With ``side_files`` (files a plugin reads besides the session files its hooks name), ``entire`` on
+    ``PATH`` notes them as each process finds them (``_side_file_wrapper``; ``side_states``)."""
+
+    def __init__(
+        self, root: Path, ns: Namespace, paths: list[Path], entire: Path, *, side_files: tuple[Path, ...] = (),
+        **extra: str,
+    ) -> None:  # fmt: skip
         self.root, self.ns = root, ns
         self.repo, self.home = root / "repo", root / "home"
         self.trace = root / "trace.jsonl"
+        self.side_trace = root / "side-files.jsonl"
         host_bin = root / "host-bin"
         for d in (self.repo, self.home, host_bin, root / "tmp"):
             d.mkdir(parents=True, exist_ok=True)
-        (host_bin / "entire").symlink_to(entire)
+        if side_files:
+            _side_file_wrapper(host_bin / "entire", entire, side_files, self.side_trace,
+                               Path(str(self.trace) + ".files"))  # fmt: skip
+        else:
+            (host_bin / "entire").symlink_to(entire)
         self.env = {
             "PATH": os.pathsep.join([str(host_bin), *map(str, paths), "/usr/local/bin", "/usr/bin", "/bin"]),
             "HOME": str(self.home),
@@ -228,6 +240,7 @@ class World:
             "XDG_CACHE_HOME": str(root / "xdg-cache"),
             "TMPDIR": str(root / "tmp"),
             "LANG": "C.UTF-8",
+            "TZ": "UTC",  # local times an agent writes (Aider's session header) read back alike in a replay
             "TERM": "dumb",
             "NO_COLOR": "1",
             "ENTIRE_TELEMETRY_OPTOUT": "1",
@@ -303,6 +316,12 @@ class World:
             return []
         return [json.loads(line) for line in self.trace.read_text(encoding="utf-8").splitlines() if line]
 
+    def side_states(self) -> list[dict[str, Any]]:
+        """The side files each ``entire`` process found at its start (``side_files``), in order."""
+        if not self.side_trace.exists():
+            return []
+        return [json.loads(line) for line in self.side_trace.read_text(encoding="utf-8").splitlines() if line]
+
     def snapshot(self) -> dict[str, bytes]:
         """Every file of the work tree (but .git) and ``.git/config``, by relative path."""
         out: dict[str, bytes] = {}
@@ -312,6 +331,39 @@ class World:
                 out[rel] = path.read_bytes()
         out[".git/config"] = (self.repo / ".git" / "config").read_bytes()
         return out
+
+
+def _side_file_wrapper(
+    path: Path, entire: Path, side_files: tuple[Path, ...], states: Path, keep: Path
+) -> None:
+    """``entire`` as a script that notes each of ``side_files`` as the process found it, then execs the
+    host (the same pid: the plugins' trace names it ``host_pid``).
+
+    A side file is one a plugin reads besides the session files its hooks name (Aider's analytics log):
+    the plugins' trace keeps the session files as they stood at each hook, this keeps the side files:
+    one line per file in ``states`` (``host_pid``, ``time``, ``path``, ``size``, ``sha256``) and its bytes
+    as ``keep/<sha256>``, where the trace keeps the session files'. A file is copied before it is hashed:
+    the agent may be appending to it.
+    """
+    note = '{"host_pid": %d, "time": %s, "path": %s, "size": %d, "sha256": "%s"}\\n'
+    lines = [
+        "#!/bin/bash",
+        f"keep={shlex.quote(str(keep))}",
+        f"states={shlex.quote(str(states))}",
+        'mkdir -p "$keep"',
+    ]
+    for side in side_files:
+        lines += [
+            f"side={shlex.quote(str(side))}",
+            'if [ -f "$side" ]; then',
+            '  copy=$(mktemp "$keep/side.XXXXXX") && cp "$side" "$copy"',
+            '  digest=$(sha256sum "$copy") && digest=${digest%% *} && size=$(stat -c %s "$copy")',
+            '  mv "$copy" "$keep/$digest"',
+            f'  printf {shlex.quote(note)} $$ "$(date +%s.%N)" {shlex.quote(json.dumps(str(side)))} "$size" "$digest" >> "$states"',
+            "fi",
+        ]
+    path.write_text("\n".join([*lines, f'exec {shlex.quote(str(entire))} "$@"', ""]), encoding="utf-8")
+    path.chmod(0o755)
 
 
 # -- what the host stored ------------------------------------------------------------------------------

@@ -8,17 +8,20 @@ each scenario's git-refs run is then written there:
   ``host_pid``, the ``entire`` process that made the call (hooks an agent fires at once run concurrently
   and their calls interleave; recordings made before it was kept lack it).
   A hook call (``parse-hook``) also has its payload and the files it named as they stood then (size and
-  sha256 of the agent's own session file and of the view answered);
+  sha256 of the agent's own session file and of the view answered). A hook call and a
+  ``calculate-total-tokens`` call also have ``side_files``, the files a plugin reads besides those
+  (Aider's analytics log, whence its exact token counts), as the calling ``entire`` process found them
+  at its start (``harness.World``'s ``side_files``), where the scenario names any;
 - ``commits``: every commit of the scenario with its checkpoint's stored fields: ``prompt.txt``,
   ``files_touched``, ``token_usage``, the two transcript starts, and ``full.jsonl`` and
   ``transcript.jsonl`` as size, line count and sha256; ``transcript_scope``, the prompts and replies
   ``transcript.jsonl`` holds from ``compact_transcript_start`` on;
 - ``resume``: the agent's session file ``entire session resume`` restored through ``write-session``
   (its path, and its bytes as size, line count and sha256; absent where the scenario resumes nothing);
-- ``files``: the bytes of each session file named (the agent's own and our view), gzip-compressed beside
-  the JSON, so that every earlier state is a prefix of known size and digest: its final bytes where
-  they extend what its last hook saw, else (a file deleted before the end, or rewritten) the bytes its
-  last hook saw, which the plugin's trace keeps (``$ENTIRE_PLUGIN_TRACE.files/<sha256>``); and, as
+- ``files``: the bytes of each session file named (the agent's own and our view) and of each side file,
+  gzip-compressed beside the JSON, so that every earlier state is a prefix of known size and digest:
+  its final bytes where they extend what its last hook saw, else (a file deleted before the end, or
+  rewritten) the bytes its last hook saw, which the plugin's trace keeps (``$ENTIRE_PLUGIN_TRACE.files/<sha256>``); and, as
   ``earlier``, the states of a file an agent rewrote that are no prefix of those bytes (Gemini CLI
   rewrites a resumed session's chat file), so that every state is a prefix of one of them.
 
@@ -50,6 +53,20 @@ def _norm(value: Any, root: str) -> Any:
     if isinstance(value, dict):
         return {_norm(k, root): _norm(v, root) for k, v in value.items()}
     return value
+
+
+SIDE_FILES_AT = ("parse-hook", "calculate-total-tokens")
+"""The calls a replay puts the side files back for: a hook's, and a commit's that reads the tokens."""
+
+
+def _side_files(states: list[dict[str, Any]], call: dict[str, Any]) -> dict[str, list[Any]]:
+    """``{path: [size, sha256]}`` of the side files as the ``entire`` process that made ``call`` found them:
+    its own notes (the same ``host_pid``) up to the call (an earlier process may have had its pid)."""
+    found: dict[str, list[Any]] = {}
+    for state in states:
+        if state["host_pid"] == call.get("host_pid") and state["time"] <= call["time"]:
+            found[state["path"]] = [state["size"], state["sha256"]]
+    return found
 
 
 def _bytes(data: bytes) -> dict[str, Any]:
@@ -87,7 +104,8 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes], dict[
     world = outcome.world
     root = str(world.root)
     calls: list[dict[str, Any]] = []
-    seen_at: dict[str, list[str]] = {}  # each named file: the sha256 of its bytes at each hook naming it
+    seen_at: dict[str, list[str]] = {}  # each named or side file: its sha256 at each call noting it
+    side_states = world.side_states()
     for call in world.trace_calls():
         entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
         if "host_pid" in call:  # the calling host process: tells concurrent hooks' calls apart
@@ -96,7 +114,11 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes], dict[
         for key in ("stdin", "answer", "files"):
             if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):
                 entry[key] = call[key]
-        for path, (_size, digest) in call.get("files", {}).items():
+        if call["subcommand"] in SIDE_FILES_AT:
+            side = _side_files(side_states, call)
+            if side:
+                entry["side_files"] = side
+        for path, (_size, digest) in [*call.get("files", {}).items(), *entry.get("side_files", {}).items()]:
             seen_at.setdefault(path, []).append(digest)
         calls.append(_norm(entry, root))
     points = outcome.checkpoints()

@@ -492,8 +492,11 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
     driver: Any = importlib.import_module("driver")
 
     ns = Namespace()
-    world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), TERM="xterm-256color",
-                  PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True", **variant_env(backend))  # fmt: skip
+    analytics = work / "analytics.jsonl"
+    # The plugin's exact token counts come from Aider's analytics log: a side file the recording keeps.
+    world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), side_files=(analytics,),
+                  TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True",
+                  **variant_env(backend))  # fmt: skip
     caches = world.home / ".aider" / "caches"
     caches.mkdir(parents=True)
     venv = aider_bin.parent.parent
@@ -516,7 +519,7 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
               "--openai-api-key", "fake", "--no-check-update", "--no-analytics", "--no-show-release-notes",
               "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream",
               # Exact tokens come from Aider's analytics log (its Markdown rounds 1234 to 1.2k), as the README says.
-              "--analytics-log", str(work / "analytics.jsonl"), "hello.py"]  # fmt: skip
+              "--analytics-log", str(analytics), "hello.py"]  # fmt: skip
     history = world.repo / ".aider.chat.history.md"
 
     def text() -> bytes:

@@ -3,7 +3,10 @@
 Runs in ``make test`` (no host needed). Each recorded hook is fed to ``entire-sim`` in order, with the
 agent's own session file put back as it stood at that hook (a prefix of the recorded bytes, of the
 recorded size and sha256), and the plugin calls the simulator makes for that hook are compared with
-the calls the host made: the same subcommands in the same order, with the same ``--offset``.
+the calls the host made: the same subcommands in the same order, with the same ``--offset``. A file the
+plugin reads besides (a side file: Aider's analytics log, whence its exact token counts) is put back
+before each hook and each commit as the host's ``entire`` process found it at its start (the call's
+``side_files``, noted by ``harness.World``; the same prefix of its recorded bytes).
 
 Commits are replayed too: where the host's git hook condensed a session (a process without a hook
 that asks ``calculate-total-tokens``), the files its checkpoint names are committed and the simulator
@@ -34,8 +37,7 @@ What the simulator does differently is a simulator bug. Those not fixed yet are 
 host did, in ``tests/data/host/sim-differences.json``: a fix (or a new difference) changes the list,
 and this test says so (``ENTIRE_SIM_DIFFERENCES=update`` rewrites it after a fix). Not replayed: the
 Aider launcher's own state files (its plugin parses no event without them, so its recorded view is
-put back and the host's event replayed; its analytics log, whence the plugin takes exact token
-counts, is not recorded either); a commit the agent made that the host did not condense (it asked
+put back and the host's event replayed); a commit the agent made that the host did not condense (it asked
 no ``calculate-total-tokens``). A session file deleted before the end (Gemini's first chat file, for
 the resume test) is recorded as its last hook saw it, and a file the agent rewrote with its earlier
 states as well.
@@ -72,11 +74,11 @@ def _offset(args: list[str]) -> str:
     return args[args.index("--offset") + 1] if "--offset" in args else ""
 
 
-def host_steps(record: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None, list[tuple[str, str]]]]:
+def host_steps(record: dict[str, Any]) -> list[tuple[str, dict[str, Any], list[tuple[str, str]]]]:
     """The host's ``entire`` processes that called the agent's plugin beyond discovery, in order:
-    ``("hook", parse-hook call, follow-ups)`` for a hook, ``("commit", calculate-total-tokens call of a
-    commit during a turn (one that asks ``extract-modified-files``) or None, calls)`` for a git hook's
-    condensation (a process without ``parse-hook`` that asks ``calculate-total-tokens``).
+    ``("hook", parse-hook call, follow-ups)`` for a hook, ``("commit", calculate-total-tokens call,
+    follow-ups)`` for a git hook's condensation (a process without ``parse-hook`` that asks
+    ``calculate-total-tokens``).
 
     A process starts with discovery (``info`` on every plugin on PATH). Its calls are those of its
     ``host_pid``: hooks an agent fires at once run concurrently and their calls interleave (a recording
@@ -97,16 +99,15 @@ def host_steps(record: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None,
             and call["subcommand"] not in ("info", "get-session-dir")
         ):
             current[pid].append(call)
-    steps: list[tuple[str, dict[str, Any] | None, list[tuple[str, str]]]] = []
+    steps: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = []
     for calls in processes:
         follow = [(c["subcommand"], _offset(c["args"])) for c in calls if c["subcommand"] in HOOK_FOLLOW_UPS]
         hooks = [c for c in calls if c["subcommand"] == "parse-hook"]
+        tokens = [c for c in calls if c["subcommand"] == "calculate-total-tokens"]
         if hooks:
             steps.append(("hook", hooks[0], follow))
-        elif any(c["subcommand"] == "calculate-total-tokens" for c in calls):
-            tokens = next(c for c in calls if c["subcommand"] == "calculate-total-tokens")
-            mid_turn = any(c["subcommand"] == "extract-modified-files" for c in calls)
-            steps.append(("commit", tokens if mid_turn else None, follow))
+        elif tokens:
+            steps.append(("commit", tokens[0], follow))
     return steps
 
 
@@ -123,6 +124,20 @@ def _as_it_stood(states: list[bytes], size: int, digest: str) -> bytes:
     """The recorded bytes of which the file at a hook (``size`` bytes, ``digest``) is a prefix; the
     final bytes where none is."""
     return next((d for d in states if hashlib.sha256(d[:size]).hexdigest() == digest), states[0])
+
+
+def put_back(name: str, size: int, digest: str, final: dict[str, list[bytes]], world: Path, root: str,
+             differences: list[str], step: int) -> tuple[Path, bytes, int]:  # fmt: skip
+    """The recorded file ``name`` written as it stood (``size`` bytes, ``digest``) into the replay's
+    ``world``: its path, its whole recorded bytes (the host's ``root`` made the replay's) and ``size``."""
+    target = Path(name.replace("$WORLD", str(world)))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    whole = _as_it_stood(final[name], size, digest)
+    if hashlib.sha256(whole[:size]).hexdigest() != digest:
+        differences.append(f"step {step}: {name} at {size} bytes is not a prefix of its recorded bytes")
+    whole = whole.replace(root.encode(), str(world).encode())
+    target.write_bytes(whole[:size])
+    return target, whole, size
 
 
 def _is_view(name: str) -> bool:
@@ -346,10 +361,12 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "the user's project"], cwd=repo, check=True)
     final = _recorded_bytes(record)
     bin_dir = str(Path(sys.executable).parent)
+    # TZ as the host's (harness.World): Aider's session header is local time, matched to its analytics log
     env = {"PATH": os.pathsep.join([bin_dir, "/usr/bin", "/bin"]), "HOME": str(world / "home"),
            "XDG_STATE_HOME": str(world / "xdg-state"), "XDG_DATA_HOME": str(world / "xdg-data"),
            "XDG_CONFIG_HOME": str(world / "xdg-config"), "XDG_CACHE_HOME": str(world / "xdg-cache"),
-           "TMPDIR": str(tmp_path), "CODEX_HOME": str(world / "codex-home"), "LANG": "C.UTF-8"}  # fmt: skip
+           "TMPDIR": str(tmp_path), "CODEX_HOME": str(world / "codex-home"), "LANG": "C.UTF-8",
+           "TZ": "UTC"}  # fmt: skip
     sim = Simulator(repo, state_dir=world / "sim", env=env)
     differences: list[str] = []
     from entire_sim.lifecycle import HookRun
@@ -363,9 +380,13 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
     ] = []  # step, host's commit, simulator's checkpoint
     native: tuple[Path, bytes, int] | None = None  # the last hook's own session file: path, final bytes, size
     for index, (kind, call, host) in enumerate(host_steps(record)):
+        # the files a plugin reads besides the session files (Aider's analytics log), as the host's process found them
+        for name, (size, digest) in call.get("side_files", {}).items():
+            put_back(name, size, digest, final, world, record["world_root"], differences, index)
         if kind == "commit":
             session = sim.state.session(last_session) or {}
-            if call is not None and native is not None and session.get("transcript_path"):
+            mid_turn = any(name == "extract-modified-files" for name, _ in host)
+            if mid_turn and native is not None and session.get("transcript_path"):
                 grow_to_what_the_host_read(
                     sim, agent, call, native, session["transcript_path"], world, record["world_root"]
                 )
@@ -383,23 +404,13 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
             if upcoming:
                 condensed.append((f"step {index}", upcoming, checkpoint))
             continue
-        assert call is not None
         files = call.get("files", {})
         # a hook that names only our view (Aider's): the agent's own file comes from its launcher's state
         view_only = bool(files) and all(_is_view(name) for name in files)
         for name, (size, digest) in files.items():
             if (_is_view(name) and not view_only) or name not in final:
                 continue
-            target = Path(name.replace("$WORLD", str(world)))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            whole = _as_it_stood(final[name], size, digest)
-            if hashlib.sha256(whole[:size]).hexdigest() != digest:
-                differences.append(
-                    f"step {index}: {name} at {size} bytes is not a prefix of its recorded bytes"
-                )
-            whole = whole.replace(record["world_root"].encode(), str(world).encode())
-            target.write_bytes(whole[:size])
-            native = (target, whole, size)
+            native = put_back(name, size, digest, final, world, record["world_root"], differences, index)
         if commits_done < len(checkpointed):
             # a file the agent created is put there where the host saw new work (it asked for tokens)
             saved = any(name == "calculate-total-tokens" for name, _ in host)
