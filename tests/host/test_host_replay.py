@@ -11,6 +11,9 @@ before each hook and each commit as the host's ``entire`` process found it at it
 Commits are replayed too: where the host's git hook condensed a session (a process without a hook
 that asks ``calculate-total-tokens``), the files its checkpoint names are committed and the simulator
 runs its post-commit for the session of the last hook (every session of the worktree is looked at).
+A commit the host did not condense (no trailer: none of its processes ran for it, as for Gemini CLI's
+own commits) is made as well, in the turn that named its files (``commits_without_trailer``), and the
+simulator is told it carries no trailer.
 Before each hook, the files the next checkpoint names are left changed in the work tree (as the agent
 left them for the host: a file renamed away after an earlier commit still counts as a change; a file
 the agent created is written at the hooks where the host saw new work, which asked
@@ -37,8 +40,7 @@ What the simulator does differently is a simulator bug. Those not fixed yet are 
 host did, in ``tests/data/host/sim-differences.json``: a fix (or a new difference) changes the list,
 and this test says so (``ENTIRE_SIM_DIFFERENCES=update`` rewrites it after a fix). Not replayed: the
 Aider launcher's own state files (its plugin parses no event without them, so its recorded view is
-put back and the host's event replayed); a commit the agent made that the host did not condense (it asked
-no ``calculate-total-tokens``). A session file deleted before the end (Gemini's first chat file, for
+put back and the host's event replayed). A session file deleted before the end (Gemini's first chat file, for
 the resume test) is recorded as its last hook saw it, and a file the agent rewrote with its earlier
 states as well.
 """
@@ -179,10 +181,43 @@ def grow_to_what_the_host_read(
     path.write_bytes(data[:size])
 
 
+def commits_without_trailer(
+    record: dict[str, Any], steps: list[tuple[str, dict[str, Any] | None, list[tuple[str, str]]]]
+) -> dict[int, list[str]]:  # fmt: skip
+    """The commits the host did not condense (no trailer: none of its processes ran for them, as for
+    Gemini CLI's own commits), by the step before whose hook the replay makes each, with its files.
+
+    The record keeps neither their files nor their moment. Such a commit is the agent's, in a turn, of
+    files the turn named (the plugin's answers to the host at its end) that the next checkpoint does
+    not name: it is made before the first hook since the condensation before it that named such files."""
+    named: dict[Any, list[str]] = {}  # by host_pid: the files a process's extract answers named
+    for c in record["calls"]:
+        if c["agent"] == record["agent"] and c["subcommand"].startswith("extract-") and c.get("answer"):
+            named.setdefault(c.get("host_pid"), []).extend(json.loads(c["answer"]).get("files") or [])
+    pending: list[list[dict[str, Any]]] = [[]]  # per condensation, the commits without trailer before it
+    for commit in record["commits"]:
+        if commit["checkpoint"]:
+            pending.append([])
+        else:
+            pending[-1].append(commit)
+    later = [c.get("files_touched") or [] for c in record["commits"] if c["checkpoint"]] + [[]]
+    out: dict[int, list[str]] = {}
+    condensed = 0
+    for index, (kind, call, _) in enumerate(steps):
+        if kind == "commit":
+            condensed += 1
+            continue
+        files = [f for f in named.get((call or {}).get("host_pid"), []) if f not in later[condensed]]
+        if pending[condensed] and files:
+            pending[condensed].pop(0)
+            out[index] = files
+    return out
+
+
 def commit_the_files(repo: Path, files: list[str]) -> None:
-    """The commit a condensation follows, with the files its checkpoint names (their contents are not
-    recorded: a file the agent left is committed as it is, a missing one as a placeholder), so that
-    files committed during a turn are in HEAD as the host saw them."""
+    """A commit of ``files``: those its checkpoint names, or the agent's without trailer (their
+    contents are not recorded: a file the agent left is committed as it is, a missing one as a
+    placeholder), so that files committed during a turn are in HEAD as the host saw them."""
     for name in files:
         path = repo / name
         if not path.exists():
@@ -379,7 +414,9 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
         tuple[str, dict[str, Any], dict[str, Any] | None]
     ] = []  # step, host's commit, simulator's checkpoint
     native: tuple[Path, bytes, int] | None = None  # the last hook's own session file: path, final bytes, size
-    for index, (kind, call, host) in enumerate(host_steps(record)):
+    steps = host_steps(record)
+    without_trailer = commits_without_trailer(record, steps)
+    for index, (kind, call, host) in enumerate(steps):
         # the files a plugin reads besides the session files (Aider's analytics log), as the host's process found them
         for name, (size, digest) in call.get("side_files", {}).items():
             put_back(name, size, digest, final, world, record["world_root"], differences, index)
@@ -411,6 +448,9 @@ def test_the_simulator_makes_the_hosts_calls_at_each_hook(
             if (_is_view(name) and not view_only) or name not in final:
                 continue
             native = put_back(name, size, digest, final, world, record["world_root"], differences, index)
+        if index in without_trailer:  # made during the turn, without Entire's git hooks
+            commit_the_files(repo, without_trailer[index])
+            sim.commit_without_trailer()
         if commits_done < len(checkpointed):
             # a file the agent created is put there where the host saw new work (it asked for tokens)
             saved = any(name == "calculate-total-tokens" for name, _ in host)

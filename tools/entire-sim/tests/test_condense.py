@@ -87,6 +87,35 @@ def test_a_commit_during_a_turn_is_condensed_with_the_session_active(repo: Path,
     assert "get-transcript-position" in asked[-1:]  # after commits in the turn: where the turn ended
 
 
+def test_a_commit_without_the_trailer_is_not_condensed(repo: Path, bin_dir: Path) -> None:
+    """A commit during a turn that names no session (Gemini CLI's shell runs git without Entire's hooks)
+    is condensed neither then nor at the next hook; at the turn's end the file it committed, as HEAD holds
+    it, no longer counts, and the turn saves the rest (the host's record of Gemini's session B)."""
+    sample(bin_dir)
+    sim = make_sim(repo, bin_dir)
+    sim.enable("sample")
+    transcript = repo.parent / "s-3.jsonl"
+    ref = str(transcript)
+    transcript.write_bytes(b'{"type":"meta"}\n')
+    sim.hook("sample", "prompt", f'{{"session_id":"s-3","transcript_path":"{ref}","prompt":"hi"}}'.encode())
+    transcript.write_bytes(b'{"type":"meta"}\n{"type":"user","text":"hi"}\n{"type":"tool","path":"mid.txt"}\n'
+                           b'{"type":"tool","path":"late.txt"}\n')  # fmt: skip
+    (repo / "mid.txt").write_text("mid\n")
+    git(repo, "add", "mid.txt")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "agent: mid.txt")
+    sim.commit_without_trailer()
+    (repo / "late.txt").write_text("late\n")
+    ended = sim.hook("sample", "stop", f'{{"session_id":"s-3","transcript_path":"{ref}"}}'.encode())
+
+    asked = [c["subcommand"] for c in ended["calls"]]
+    assert asked[:2] == ["parse-hook", "prepare-transcript"] and asked.count("prepare-transcript") == 1
+    [turn] = sim.checkpoints()  # no condensation
+    assert (turn["kind"], turn["transcript_files"]) == ("turn", ["mid.txt", "late.txt"])
+    assert turn["files"] == ["late.txt"]  # mid.txt is in HEAD as the work tree holds it
+    session = next(s for s in sim.sessions() if s["session_id"] == "s-3")
+    assert session["files_touched"] == ["late.txt"]
+
+
 def test_hooks_on_a_built_in_agents_transcript_are_skipped(repo: Path, bin_dir: Path, tmp_path: Path) -> None:
     rollout = tmp_path / "codex-home/sessions/2026/01/01/rollout-child.jsonl"
     assert builtin_owner(str(rollout), str(repo), {"CODEX_HOME": str(tmp_path / "codex-home")}) == "codex"

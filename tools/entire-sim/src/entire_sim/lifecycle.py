@@ -125,7 +125,8 @@ class HookRun:
             and session.get("head") not in (None, _head(self.repo_root))
         ):
             # The agent committed during its turn: the simulator has no git hooks, so the post-commit
-            # condensation (of the session then active) runs now, before this hook is handled.
+            # condensation (of the session then active) runs now, before this hook is handled. A commit
+            # without the trailer moved the head it watches (commit_without_trailer).
             self.post_commit(session_id)
             session = self.state.session(session_id)
         owner = (session or {}).get("agent_type")
@@ -698,6 +699,20 @@ def builtin_owner(session_ref: str, repo: str, env: dict[str, str]) -> str:
         if path.startswith(os.path.abspath(directory) + os.sep):
             return name
     return ""
+
+
+def commit_without_trailer(state: State, repo: str) -> None:
+    """A commit that names no session: its message carries no ``Entire-Checkpoint:`` trailer, because
+    prepare-commit-msg wrote none or because Entire's git hooks did not run at all (Gemini CLI runs its
+    shell's git with ``core.hooksPath`` emptied). v0.10.3's post-commit condenses nothing without the
+    trailer and, where it runs, only moves the active sessions' base to the new HEAD
+    (``strategy/manual_commit_hooks.go:961``, ``postCommitUpdateBaseCommitOnly``, ``:1618``). So the
+    sessions in a turn watch for their agent's commits from the new HEAD on, and their next hook
+    condenses nothing; what the commit holds counts where the host reads HEAD (``_uncommitted``)."""
+    for session in state.sessions():
+        if session.get("head"):
+            session["head"] = _head(repo)
+            state.save_session(session["session_id"], session)
 
 
 def _uncommitted(repo: str, files: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from entire_sim import discovery, gitrefs
-from entire_sim.lifecycle import HookError, HookRun
+from entire_sim.lifecycle import HookError, HookRun, commit_without_trailer
 from entire_sim.plugin import CallFailed, Plugin, Violation
 from entire_sim.state import State
 
@@ -204,6 +204,12 @@ class Simulator:
                 return run.post_commit(session_id)
             finally:
                 self._log(plugin, "commit")
+
+    def commit_without_trailer(self) -> None:
+        """A git commit that names no session (no trailer; Entire's git hooks may not have run at all):
+        nothing is condensed, now or at the next hook (``lifecycle.commit_without_trailer``)."""
+        with self.state.lock():
+            commit_without_trailer(self.state, str(self.repo))
 
     # -- resume ---------------------------------------------------------------------------------------------
 
