@@ -279,7 +279,9 @@ def test_a_native_file_the_format_does_not_view_is_mirrored(
     )
 
 
-def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path) -> None:
+@pytest.mark.parametrize("padding", [b"", b"     "])
+def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path, padding: bytes) -> None:
+    # ``padding``: a checkpoint of a view ``View.turn_ended`` left spaces after (none of the session's).
     env = _env(tmp_path, budget=8192)
     session = Session(env)
     for n in range(1, 20):
@@ -290,7 +292,7 @@ def test_write_session_restores_the_agent_file_and_the_view(tmp_path: Path) -> N
     other = _env(tmp_path / "elsewhere")  # another machine: no view, no native file
     request = {"session_id": SESSION, "agent_name": "viewed-sample", "repo_path": str(other.repo),
                "session_ref": os.path.join(other.call("get-session-dir", "--repo-path", str(other.repo))["session_dir"], SESSION + ".jsonl"),
-               "start_time": "0001-01-01T00:00:00Z", "native_data": base64.b64encode(stored).decode(),
+               "start_time": "0001-01-01T00:00:00Z", "native_data": base64.b64encode(stored + padding).decode(),
                "modified_files": None, "new_files": None, "deleted_files": None}  # fmt: skip
     other.call("write-session", stdin=json.dumps(request).encode())
     native = other.repo / ".entire/tmp/entire-agent-viewed-sample/native" / (SESSION + ".jsonl")

@@ -202,7 +202,7 @@ class Agent:
         target = sessions.restore_target(self, session)
         if session.native_data is None:
             return
-        data = session.native_data
+        data = views.unpadded(session.native_data)
         # The agent's own file: a wrapped view unwrapped, a JSONL header's padding and marker dropped
         # (a text format keeps them: blank lines and a line of text are its own kind of line).
         restored = views.native_bytes(data, fmt.wrap) if fmt.wrap or fmt.json_records else data

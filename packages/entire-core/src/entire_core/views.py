@@ -362,6 +362,12 @@ def lines_as_native(lines: Iterable[bytes]) -> Iterator[bytes]:
         yield b"" if native is None else native
 
 
+def unpadded(data: bytes) -> bytes:
+    """View bytes without the spaces ``View.turn_ended`` may leave after the last line."""
+    tail = data.rfind(b"\n") + 1
+    return data[:tail] if tail and not data[tail:].strip() else data
+
+
 def native_bytes(data: bytes, wrapped: bool) -> bytes:
     """The agent's own file restored from view bytes (``write-session``): header padding and marker dropped."""
     if not data or (wrapped and not data.startswith(b'{"type":"')):
@@ -1327,6 +1333,7 @@ class View:
 
         ``native_end``: where in ``native`` what ``data`` holds ends, when more follows (the next sync copies it).
         """
+        data = unpadded(data)  # a checkpoint of a padded view: its spaces are no part of the session
         try:
             st = os.stat(native)
             native_id: list[int] | None = [st.st_dev, st.st_ino]
