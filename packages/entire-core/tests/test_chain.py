@@ -14,7 +14,7 @@ import pytest
 from entire_core import chain
 from entire_core.agent import Agent, HookSupport
 from entire_core.doctor import FAIL, OK, Report
-from entire_core.testing.host import fake_entire, fake_plugin, real_entire
+from entire_core.testing.host import fake_entire, fake_plugin, real_entire, session_state
 from entire_core.testing.pytest_plugin import init_repository
 
 
@@ -154,11 +154,9 @@ def test_the_plugin_missing_from_path_fails_with_its_install(tmp_path: Path) -> 
 
 
 def _session(agent: Agent, sid: str, **state: object) -> None:
-    directory = Path(agent.repo_root, ".git", "entire-sessions")
-    directory.mkdir(exist_ok=True)
     started = time.strftime("%Y-%m-%dT%H:%M:%S.123456789Z", time.gmtime(time.time() - 60))
-    value = {"session_id": sid, "agent_type": agent.type, "started_at": started, "phase": "active", **state}
-    (directory / f"{sid}.json").write_text(json.dumps(value))
+    value = {"agent_type": agent.type, "started_at": started, "phase": "active", **state}
+    session_state(Path(agent.repo_root), sid, **value)
 
 
 def _dead_pid() -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from entire_core import views
+from entire_core.testing import host
 from entire_core.types import EventType
 
 from .test_views import SESSION, Session, _env, _lines, _turn
@@ -19,10 +20,7 @@ from .test_views import SESSION, Session, _env, _lines, _turn
 
 def _host_state(env: Any, view: str, start: int) -> None:
     """The state file the CLI keeps for the session after a commit: its stored line count."""
-    directory = env.repo / ".git" / "entire-sessions"
-    directory.mkdir(parents=True, exist_ok=True)
-    state = {"session_id": SESSION, "transcript_path": view, "checkpoint_transcript_start": start}
-    (directory / f"{SESSION}.json").write_text(json.dumps(state))
+    host.session_state(env.repo, SESSION, transcript_path=view, checkpoint_transcript_start=start)
 
 
 def test_a_re_base_keeps_every_line_where_the_cli_counted_it(tmp_path: Path) -> None:
@@ -267,17 +265,6 @@ def test_a_first_turn_larger_than_half_the_budget_stays_whole_when_its_file_appe
     assert [views.unwrap(line) for line in data.split(b"\n")[:-1]] == lines
 
 
-def _condensed(env: Any, view: str, data: bytes) -> None:
-    """The state file after a commit condensed ``data``: its line count and, as v0.10.3 keeps it, its size."""
-    directory = env.repo / ".git" / "entire-sessions"
-    directory.mkdir(parents=True, exist_ok=True)
-    state = {
-        "session_id": SESSION, "transcript_path": view,
-        "checkpoint_transcript_start": views.host_lines(data), "checkpoint_transcript_size": len(data),
-    }  # fmt: skip
-    (directory / f"{SESSION}.json").write_text(json.dumps(state))
-
-
 def test_a_turn_ends_larger_in_bytes_than_the_cli_last_stored_the_view(tmp_path: Path) -> None:
     # At a commit after a turn has ended, the CLI finds new work only when its TurnEnd copy of the view
     # is larger in bytes than the view it condensed last. Re-bases make the view shorter: it is padded.
@@ -296,13 +283,13 @@ def test_a_turn_ends_larger_in_bytes_than_the_cli_last_stored_the_view(tmp_path:
         padded += data.endswith(b" ")
         if n % 5:  # a commit after most turns, none after every fifth: the next one is judged against it
             condensed = data
-            _condensed(env, session.ref, data)
+            host.condensed(env.repo, SESSION, session.ref, data)
     assert padded > 20  # re-based at almost every turn, and padded after it
     # Bounded: the padding only keeps the view a byte past its size at the last commit.
     assert len(data) <= budget + 60
     assert data.rstrip(b" ").endswith(b"\n")  # the padding follows the last line, which it leaves whole
     # No line since the last commit: no padding.
-    _condensed(env, session.ref, data)
+    host.condensed(env.repo, SESSION, session.ref, data)
     session.hook("stop")
     assert Path(session.ref).read_bytes() == data.rstrip(b" ")
 

@@ -31,6 +31,7 @@ import pytest
 
 from entire_core import views
 from entire_core.agent import Agent
+from entire_core.testing import host
 from entire_core.testing.cases import (
     BUILTIN_NAMES,
     BUILTIN_TYPES,
@@ -598,9 +599,7 @@ class AgentContract:
         records, a header keeps the line count and names the body's start, and a shortened record is
         shorter and still a record."""
         _, fmt = self._view_format(env)
-        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
-        if not cases:
-            pytest.skip("no recorded transcripts the view format accepts")
+        cases = self._view_cases(fmt)
         for case in cases:
             data = case.path.read_bytes()
             first = data.split(b"\n", 1)[0].removesuffix(b"\r")
@@ -626,9 +625,7 @@ class AgentContract:
 
         _, fmt = self._view_format(env)
         self._require("transcript_analyzer")
-        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
-        if not cases:
-            pytest.skip("no recorded transcripts the view format accepts")
+        cases = self._view_cases(fmt)
         checked = 0
         for number, case in enumerate(cases):
             data = case.path.read_bytes()
@@ -637,13 +634,7 @@ class AgentContract:
                     f"{self.agent_cls.name}: the CLI cannot compact this format and the view does not wrap it"
                 )
             budget = max(views.MIN_BUDGET, len(data) // 3)
-            sandbox = Sandbox(
-                env.sandbox.root / f"compact-{number}", extra_env={views.BUDGET_ENV: str(budget)}
-            )
-            owner = self.agent_cls(env=sandbox.env, cwd=str(sandbox.repo))
-            run = Env(sandbox, InProcessRunner(self.agent_cls, sandbox))
-            native = sandbox.root / ("native-" + case.path.name)
-            native.write_bytes(b"")
+            sandbox, owner, run, native = self._view_sandbox(env, f"compact-{number}", budget, case)
             lines = data.split(b"\n")[:-1]
             step = max(1, len(lines) // 6)
             counted: dict[int, bytes] = {}
@@ -658,11 +649,13 @@ class AgentContract:
                 views.attach(owner, session, str(native), EventType.TURN_END)
                 run.call("prepare-transcript", "--session-ref", view)
                 seen = run.raw("read-transcript", "--session-ref", view).stdout
-                assert len(seen) <= max(budget, views.HARD_LIMIT) + len(seen) - len(seen.rstrip(b" ")), case
+                # Bounded: the lines by the budget, the padding after them only up to a byte past the last commit.
+                assert len(seen.rstrip(b" ")) <= max(budget, views.HARD_LIMIT), case
+                assert len(seen) == len(seen.rstrip(b" ")) or len(seen) == stored[1] + 1, case
                 # A commit after every turn: the CLI finds the next turn's work only if the view it
                 # copies at TurnEnd is larger in bytes than the one it condensed (``View.turn_ended``).
                 assert len(seen) > stored[1] or compactor.host_line_count(seen) <= stored[0], case
-                stored = _condensed(sandbox, session, view, seen)
+                stored = host.condensed(sandbox.repo, session, view, seen)
                 assert run.call("calculate-tokens", "--offset", str(start), stdin=seen) == run.call(
                     "calculate-tokens", "--offset", str(start), stdin=seen.rstrip(b" ")
                 ), case  # the padding after the last line is no record
@@ -688,6 +681,25 @@ class AgentContract:
                     assert replies[-1].strip() == summary.strip(), case
         assert checked, "no prompt was read from any view: the check checked nothing"
 
+    def _view_cases(self, fmt: Any) -> list[TranscriptCase]:
+        """The recorded transcripts the view format ``fmt`` accepts (the test skips without one)."""
+        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
+        if not cases:
+            pytest.skip("no recorded transcripts the view format accepts")
+        return cases
+
+    def _view_sandbox(
+        self, env: Env, name: str, budget: int, case: TranscriptCase
+    ) -> tuple[Sandbox, Any, Env, Path]:
+        """A sandbox of its own with the view budget ``budget``: the agent there, a runner, and an empty
+        native file named as ``case``'s, to grow turn by turn."""
+        sandbox = Sandbox(env.sandbox.root / name, extra_env={views.BUDGET_ENV: str(budget)})
+        owner = self.agent_cls(env=sandbox.env, cwd=str(sandbox.repo))
+        run = Env(sandbox, InProcessRunner(self.agent_cls, sandbox))
+        native = sandbox.root / ("native-" + case.path.name)
+        native.write_bytes(b"")
+        return sandbox, owner, run, native
+
     def test_views_count_tokens_from_a_start_a_re_base_cut_away(self, env: Env) -> None:
         """A session committed only at its end, through a view re-based many times: the CLI counts its
         tokens from the start it stored (line 0), long cut away, and gets the whole session's usage."""
@@ -695,20 +707,12 @@ class AgentContract:
 
         _, fmt = self._view_format(env)
         self._require("token_calculator")
-        cases = [c for c in self.transcript_cases if fmt.accepts(str(c.path))]
-        if not cases:
-            pytest.skip("no recorded transcripts the view format accepts")
+        cases = self._view_cases(fmt)
         checked = 0
         for number, case in enumerate(cases):
             data = case.path.read_bytes()
             budget = max(views.MIN_BUDGET, len(data) // 4)
-            sandbox = Sandbox(
-                env.sandbox.root / f"tokens-{number}", extra_env={views.BUDGET_ENV: str(budget)}
-            )
-            owner = self.agent_cls(env=sandbox.env, cwd=str(sandbox.repo))
-            run = Env(sandbox, InProcessRunner(self.agent_cls, sandbox))
-            native = sandbox.root / ("native-" + case.path.name)
-            native.write_bytes(b"")
+            sandbox, owner, run, native = self._view_sandbox(env, f"tokens-{number}", budget, case)
             lines = data.split(b"\n")[:-1]
             session = f"t-{number}"
             view = ""
@@ -716,7 +720,7 @@ class AgentContract:
             for at, stop in itertools.pairwise(bounds):
                 view = views.attach(owner, session, str(native), EventType.TURN_START)
                 if at == 0:
-                    _condensed(sandbox, session, view, b"")  # the CLI's state before any commit
+                    host.condensed(sandbox.repo, session, view, b"")  # the CLI's state before any commit
                 with native.open("ab") as f:
                     f.write(b"".join(line + b"\n" for line in lines[at:stop]))
                 views.attach(owner, session, str(native), EventType.TURN_END)
@@ -823,21 +827,6 @@ class AgentContract:
             pytest.skip("the agent declares every capability")
         for name in missing:
             env.fails(name)
-
-
-def _condensed(sandbox: Sandbox, session: str, view: str, data: bytes) -> tuple[int, int]:
-    """Write the state file the CLI (v0.10.3) keeps after a commit condensed ``data``; its (lines, size)."""
-    from entire_core.testing import compactor
-
-    stored = (compactor.host_line_count(data), len(data))
-    directory = sandbox.repo / ".git" / "entire-sessions"
-    directory.mkdir(parents=True, exist_ok=True)
-    state = {
-        "session_id": session, "transcript_path": view,
-        "checkpoint_transcript_start": stored[0], "checkpoint_transcript_size": stored[1],
-    }  # fmt: skip
-    (directory / f"{session}.json").write_text(json.dumps(state))
-    return stored
 
 
 def _turn_bounds(fmt: Any, lines: list[bytes]) -> list[int]:

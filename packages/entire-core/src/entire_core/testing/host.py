@@ -5,6 +5,9 @@ from stdin; outside a git repository it exits 0 quietly; otherwise, unless ``ext
 in ``.entire/settings.json`` merged with ``.entire/settings.local.json`` (``local_only``: the local file
 alone, as hosts after entireio/cli#2268 read it) and ``entire-agent-<agent>`` is on PATH, it fails with
 the host's own message. Tests against the real binary use ``ENTIRE_BIN`` instead (marker ``host``).
+
+``session_state`` and ``condensed`` write the state file v0.10.3 keeps per session, which plugins read
+(a view's stored start and size, ``doctor``'s stuck sessions).
 """
 
 from __future__ import annotations
@@ -83,3 +86,25 @@ def real_entire() -> str:
     if os.environ.get("ENTIRE_HOST") == "1":
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
+
+
+def session_state(repo: Path, session_id: str, **state: object) -> None:
+    """Write ``<repo>/.git/entire-sessions/<session_id>.json`` with ``state``, as the host keeps it."""
+    import json
+
+    directory = repo / ".git" / "entire-sessions"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{session_id}.json").write_text(json.dumps({"session_id": session_id, **state}))
+
+
+def condensed(repo: Path, session_id: str, view: str, data: bytes) -> tuple[int, int]:
+    """The state after a commit condensed the view bytes ``data``: the line count and the size v0.10.3
+    stores (``checkpoint_transcript_start``, ``checkpoint_transcript_size``), which it returns."""
+    from entire_core.testing import compactor
+
+    stored = (compactor.host_line_count(data), len(data))
+    session_state(
+        repo, session_id, transcript_path=view,
+        checkpoint_transcript_start=stored[0], checkpoint_transcript_size=stored[1],
+    )  # fmt: skip
+    return stored
