@@ -38,10 +38,12 @@ def test_hot_subcommands_import_nothing_heavy(agent: InstalledAgent, imports: Im
 
 
 INFO_NEEDS = {"entire_core.cli_stdio", "entire_core.commands", "entire_core._json", "entire_core.validate",
-              "atexit"}  # fmt: skip
+              "entire_core.front", "atexit"}  # fmt: skip
 """What ``info`` loads beyond the interpreter's start-up and the agent's modules (whose package holds the
 console script's ``main``, from ``entire_core.cli``): the answer channel, the handler and its helpers;
-``atexit``, built into the interpreter, is what ``cli.exit_now`` asks whether exit has work to do."""
+``entire_core.front``, which a launcher's process asks whether to put the front in its place (an
+installed plugin's ``info`` is then the front's, without Python); ``atexit``, built into the
+interpreter, is what ``cli.exit_now`` asks whether exit has work to do."""
 
 
 @pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])

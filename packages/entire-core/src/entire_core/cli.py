@@ -260,12 +260,20 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
 
 def console_main(agent: str) -> Callable[[], NoReturn]:
     """The ``main`` of an agent's console script: ``run`` the agent class at ``agent`` (``"module:Class"``),
-    then ``exit_now``. The class is imported when the script runs, not when its package is imported."""
+    then ``exit_now``. The class is imported when the script runs, not when its package is imported.
+    Run from the launcher an installer wrote, it then puts the front there (``entire_core.front``)."""
 
     def main() -> NoReturn:
         agent_cls = _load(agent)
         assert isinstance(agent_cls, type)
-        exit_now(run(agent_cls))
+        code = run(agent_cls)
+        # Started from the installer's launcher (not by a front, as ``python -c``): put the front in its
+        # place, unless the user said not to (ENTIRE_AGENT_FRONT=0 keeps the plain Python launcher).
+        if sys.argv[:1] != ["-c"] and os.environ.get("ENTIRE_AGENT_FRONT") != "0":
+            from entire_core import front
+
+            front.adopt(agent_cls)
+        exit_now(code)
 
     return main
 
@@ -354,6 +362,7 @@ def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code:
         "stdin_len": len(stdin),
         "code": code,
         "answer_sha256": hashlib.sha256(output).hexdigest(),
+        "via": "python",  # the front (entire_core.front) writes its own calls' lines, marked "front"
     }
     if len(output) <= 4096:
         record["answer"] = output.decode("utf-8", "replace")

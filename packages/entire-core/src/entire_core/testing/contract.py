@@ -147,6 +147,17 @@ class AgentContract:
         unknown = run("no-such-subcommand")
         assert unknown.returncode == 2 and unknown.stdout == b""
 
+    def test_front_answers_as_python_does(self, env: Env, tmp_path: Path) -> None:
+        """The front (``entire_core.front``) answers ``info``, ``--version`` and ``get-session-dir`` byte
+        for byte as Python does, under every POSIX shell here, or hands the call to Python: hostile
+        repository paths, the environment that changes the answer, unknown subcommands, bad flags."""
+        if os.name == "nt":
+            pytest.skip("the front is a POSIX sh script; Windows runs the Python entry point")
+        from entire_core.testing import frontcheck
+
+        problems = frontcheck.differences(self.agent_cls, tmp_path / "front", env.sandbox.env)
+        assert not problems, "\n".join(problems)
+
     def test_info(self, env: Env) -> None:
         info = env.call("info")
         cls = self.agent_cls
