@@ -9,14 +9,18 @@ For every agent wheel in dist/ (aider, gemini and any later agent are picked up 
    dist/entire_core-*.whl dist/entire_agent_<name>-*.whl``, with every pip configuration file and
    ``PIP_*`` variable ignored;
 2. ``uv tool install --compile-bytecode --offline --no-index`` from the same files into its own
-   ``UV_TOOL_DIR``/``UV_TOOL_BIN_DIR``, with a private uv cache and no uv configuration.
+   ``UV_TOOL_DIR``/``UV_TOOL_BIN_DIR``, with a private uv cache and no uv configuration;
+3. ``pip install --user`` with the base interpreter into a ``PYTHONUSERBASE`` of its own, and ``pipx
+   install`` (pipx itself from PyPI, ``PIPX``), from the same files: the front's routes.
 
-Both installs run inside a network namespace with no interfaces when ``unshare -n`` is available, so
+The installs run inside a network namespace with no interfaces when ``unshare -n`` is available, so
 "offline" is enforced, not just requested. Then, for each installed console script: ``--version``,
 ``info`` (valid JSON, protocol_version 1, the agent's name), where entire_core and the agent are
 imported from (inside that environment, never the workspace), the resolved dependency set against what
 the code imports (deps.py: nothing the agent does not use), and the black-box contract suite
-(tests/test_blackbox_contract.py with ``ENTIRE_AGENT_SCRIPT_<NAME>`` pointing at that script).
+(tests/test_blackbox_contract.py with ``ENTIRE_AGENT_SCRIPT_<NAME>`` pointing at that script). From every
+route: after its first call the script is the front (``entire_core.front``), answering ``info``,
+``--version`` and ``get-session-dir`` itself and as Python does, and handing the rest to Python.
 
 Third-party wheels (pydantic and what it needs, tomlkit, PyYAML...) are not in dist/: they come from
 a wheelhouse downloaded once, with hashes, from the versions pinned in uv.lock (``uv export``), and
@@ -70,6 +74,8 @@ class Install:
     why: dict[str, str] = field(default_factory=dict[str, str])
     problems: list[str] = field(default_factory=list[str])
     suite: str = ""
+    env: dict[str, str] = field(default_factory=dict[str, str])
+    """What the install's scripts need in the environment besides ``clean_env`` (pip --user's base)."""
 
 
 # -- processes ---------------------------------------------------------------------------------------------
@@ -229,12 +235,63 @@ def uv_tool_install(work: Path, wheel: Wheel, dist: Path, house: Path, uv: list[
     )
 
 
+def pip_user_install(work: Path, core: Wheel, wheel: Wheel, dist: Path, house: Path) -> Install:
+    """``pip install --user`` with the base interpreter, into a user base of its own (``PYTHONUSERBASE``)."""
+    userbase = work / "userbase"
+    env = {"PYTHONUSERBASE": str(userbase)}
+    pip = [base_python(), "-m", "pip", "install", "--user", "--no-index", "--find-links", str(dist),
+           "--find-links", str(house), "-q", str(core.path), str(wheel.path)]  # fmt: skip
+    if "--break-system-packages" in run([base_python(), "-m", "pip", "install", "--help"], env=clean_env(),
+                                        cwd=work, what="pip install --help", timeout=60):  # fmt: skip
+        pip.append("--break-system-packages")  # a distribution's Python (PEP 668): the user base is ours
+    started = time.monotonic()
+    user_env = {k: v for k, v in clean_env(**env).items() if k != "PYTHONNOUSERSITE"}
+    run(
+        [*offline_prefix(), *pip],
+        env=user_env,
+        cwd=work,
+        what=f"pip install --user {wheel.path.name} (offline)",
+    )
+    name = next(iter(wheel.agents))
+    script = userbase / "bin" / f"entire-agent-{name}"
+    install = Install("pip --user", name, wheel, script, Path(base_python()), time.monotonic() - started)
+    install.env = env
+    return install
+
+
+PIPX = "pipx[uv]==1.18.4"
+"""The pipx the smoke test installs with (from PyPI, once per run), with uv as its backend."""
+
+
+def pipx_install(work: Path, wheel: Wheel, dist: Path, house: Path, uv: list[str]) -> Install:
+    """``pipx install`` from the wheel (uv backend), into a pipx home of its own."""
+    tool = work / "pipx-tool"
+    run(
+        [*uv, "venv", "-q", "--python", base_python(), str(tool)],
+        env=clean_env(),
+        cwd=work,
+        what="uv venv (pipx)",
+    )
+    run([*uv, "pip", "install", "-q", "--python", str(tool / "bin" / "python"), PIPX], env=clean_env(), cwd=work,
+        what=f"uv pip install {PIPX}")  # fmt: skip
+    home, bin_dir = work / "pipx-home", work / "pipx-bin"
+    env = clean_env(PIPX_HOME=str(home), PIPX_BIN_DIR=str(bin_dir), PIPX_MAN_DIR=str(work / "pipx-man"),
+                    UV_CACHE_DIR=str(work / "uv-cache"))  # fmt: skip
+    started = time.monotonic()
+    command = [*offline_prefix(), str(tool / "bin" / "pipx"), "install", "--backend", "uv", "--python", base_python(),
+               f"--pip-args=--no-index --find-links={dist} --find-links={house}", str(wheel.path)]  # fmt: skip
+    run(command, env=env, cwd=work, what=f"pipx install {wheel.path.name} (offline)")
+    name = next(iter(wheel.agents))
+    python = home / "venvs" / wheel.name / "bin" / "python"
+    return Install("pipx", name, wheel, bin_dir / f"entire-agent-{name}", python, time.monotonic() - started)
+
+
 # -- checks ------------------------------------------------------------------------------------------------
 
 
 def check_script(install: Install, core: Wheel, work: Path) -> None:
     """``--version`` and ``info`` of the installed console script."""
-    env = clean_env()
+    env = _script_env(install)
     version = run(
         [str(install.script), "--version"],
         env=env,
@@ -262,6 +319,70 @@ def check_script(install: Install, core: Wheel, work: Path) -> None:
         install.problems.append(f"info.protocol_version is {info.get('protocol_version')!r}, expected 1")
     if info.get("name") != install.agent:
         install.problems.append(f"info.name is {info.get('name')!r}, expected {install.agent!r}")
+
+
+def _script_env(install: Install) -> dict[str, str]:
+    env = clean_env(**install.env)
+    if "PYTHONUSERBASE" in install.env:
+        env.pop("PYTHONNOUSERSITE")
+    return env
+
+
+def check_front(install: Install, work: Path) -> None:
+    """After its first call the script is the front (``entire_core.front``): it answers ``info``,
+    ``--version`` and ``get-session-dir`` itself (its trace says so) and byte for byte as Python does,
+    and hands the rest to Python."""
+    from entire_core.front import MARK
+
+    script = install.script.resolve()
+    lines = script.read_bytes().split(b"\n", 2)
+    if len(lines) < 2 or not lines[1].startswith(MARK.encode()):
+        install.problems.append(f"{install.script.name} is not the front after its first call: {lines[:2]}")
+        return
+    package = install.wheel.name.replace("-", "_")
+    python = [str(install.python), "-P", "-c", f"from {package} import main; main()"]
+    trace = work / f"trace-{install.mode.replace(' ', '-')}.jsonl"
+    env = {**_script_env(install), "ENTIRE_PLUGIN_TRACE": str(trace)}
+    for args in (["info"], ["--version"], ["get-session-dir", "--repo-path", str(work)]):
+        front = subprocess.run(
+            [str(install.script), *args], env=env, cwd=work, capture_output=True, timeout=60, check=False
+        )
+        plain = subprocess.run([*python, *args], env=_script_env(install), cwd=work, capture_output=True, timeout=60,
+                               check=False)  # fmt: skip
+        if (front.returncode, front.stdout) != (plain.returncode, plain.stdout) or front.returncode:
+            install.problems.append(
+                f"front {args[0]}: {front.stdout!r} ({front.returncode}), Python: {plain.stdout!r}"
+            )
+    answered = [json.loads(line).get("via") for line in trace.read_text(encoding="utf-8").splitlines()]
+    if answered != ["front", "front"]:
+        install.problems.append(
+            f"the front's trace of info and get-session-dir says {answered}, not the front"
+        )
+    # A reinstall of entire-core (its RECORD newer than the front): Python answers and writes the front anew.
+    records = list(script.parent.parent.glob("lib/python*/site-packages/entire_core-*.dist-info/RECORD"))
+    records += list(
+        Path(str(install.env.get("PYTHONUSERBASE", "/nonexistent"))).glob(
+            "lib/python*/site-packages/entire_core-*.dist-info/RECORD"
+        )
+    )
+    if len(records) != 1:
+        install.problems.append(f"entire-core's RECORD not found beside the script: {records}")
+    else:
+        os.utime(records[0])  # now: after the front was written, before it is written again
+        trace.unlink()
+        for _ in range(2):
+            subprocess.run(
+                [str(install.script), "info"], env=env, cwd=work, capture_output=True, timeout=60, check=False
+            )
+        answered = [json.loads(line).get("via") for line in trace.read_text(encoding="utf-8").splitlines()]
+        if answered != ["python", "front"]:
+            install.problems.append(
+                f"after a reinstall of entire-core, info was answered by {answered}, not Python then the front"
+            )
+    other = subprocess.run([str(install.script), "no-such-subcommand"], env=env, cwd=work, capture_output=True,
+                           timeout=60, check=False)  # fmt: skip
+    if other.returncode != 2 or not other.stderr.startswith(f"entire-agent-{install.agent}: ".encode()):
+        install.problems.append(f"the front did not hand an unknown subcommand to Python: {other!r}")
 
 
 def check_environment(install: Install, graph: ImportGraph, work: Path) -> None:
@@ -374,16 +495,30 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 pip_env, house = pip_install(work, core, wheel, dist, house, uv)
                 tool_env = uv_tool_install(work, wheel, dist, house, uv)
+                others = [
+                    pip_user_install(work, core, wheel, dist, house),
+                    pipx_install(work, wheel, dist, house, uv),
+                ]
             except SmokeError as exc:
                 failures.append(f"{wheel.path.name}: {exc}")
                 continue
             for install in (pip_env, tool_env):
                 try:
                     check_script(install, core, work)
+                    check_front(install, work)
                     check_environment(install, graph, work)
                 except SmokeError as exc:
                     install.problems.append(str(exc))
                 installs.append(install)
+            for install in others:  # the front from every way users install; the suite runs on the two above
+                try:
+                    check_script(install, core, work)
+                    check_front(install, work)
+                except SmokeError as exc:
+                    install.problems.append(str(exc))
+                failures += [f"{wheel.path.name} via {install.mode}: {p}" for p in install.problems]
+                print(f"{wheel.path.name} via {install.mode}: installed offline in {install.seconds:.1f} s, "
+                      f"the front {'ok' if not install.problems else 'FAILED'}")  # fmt: skip
             if pip_env.resolved != tool_env.resolved:
                 failures.append(f"{wheel.path.name}: pip and uv tool resolved different sets")
         suite_started = time.monotonic()
@@ -429,7 +564,8 @@ def main(argv: list[str] | None = None) -> int:
     if failures:
         print(f"smoke: {len(failures)} problem(s)", file=sys.stderr)
         return 1
-    print(f"smoke: {len(agents)} agent wheel(s) pass in a pip venv and as a uv tool")
+    print(f"smoke: {len(agents)} agent wheel(s) pass in a pip venv and as a uv tool; the front runs from pip, "
+          "uv tool, pip --user and pipx")  # fmt: skip
     return 0
 
 
