@@ -72,6 +72,7 @@ release-check: versions build smoke walkthrough ## What CI runs after the tests:
 # turnend generates sessions of 1 MB, 100 MB and 1 GB once and caches them in $XDG_CACHE_HOME/entire-bench.
 bench: ## Benchmarks: each agent from its wheel, each subcommand, each agent's TurnEnd, against bare interpreter start-up
 	$(RUN) python tools/bench/bench.py wheels
+	$(RUN) python tools/bench/bench.py hooks
 	$(RUN) python tools/bench/bench.py subcommands
 	$(RUN) python tools/bench/bench.py lifecycle
 	$(RUN) python tools/bench/bench.py turnend

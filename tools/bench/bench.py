@@ -600,7 +600,64 @@ def cmd_wheels(args: argparse.Namespace) -> None:
         print(f"{bench.agent:<14} " + " ".join(f"{c:>24}" for c in cells))
 
 
+def cmd_hooks(args: argparse.Namespace) -> None:
+    """One ``entire hooks`` process per hook under a host stand-in (``hookhost.py``), with this agent's
+    plugin alone and with all of ours on PATH, the front answering the discovery calls and (with
+    ``ENTIRE_AGENT_FRONT=0``) Python answering every call; as ratios to a built-in agent's hook."""
+    from entire_core.front import MARK
+    from entire_sim.demo import manifests
+
+    host = [sys.executable, str(HERE / "hookhost.py")]
+    with tempfile.TemporaryDirectory(prefix="entire-bench-hooks-") as tmp:
+        bin_dir = wheel_venv(Path(tmp))
+        scripts = sorted(bin_dir.glob("entire-agent-*"))
+        every = Path(tmp) / "path-all"
+        every.mkdir()
+        for script in scripts:
+            subprocess.run(
+                [str(script), "info"], capture_output=True, check=True
+            )  # its first call: the front
+            if not script.read_text(encoding="utf-8", errors="replace").split("\n")[1].startswith(MARK):
+                raise SystemExit(f"{script} is not a front after its first call")
+            (every / script.name).symlink_to(script)
+        system = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if os.path.isdir(p))
+        cases: list[tuple[Case, dict[str, str]]] = []
+        benches = [AgentBench(m, Path(tmp) / f"replay-{i}") for i, m in enumerate(manifests())]
+        repo = benches[0].sim.repo
+        env = {**benches[0].sim.plugin(benches[0].agent).env(), "PATH": system}
+        cases.append((Case("built-in hook", [*host, "--builtin"]), env))
+        for bench in benches:
+            alone = Path(tmp) / f"path-{bench.agent}"
+            alone.mkdir()
+            (alone / f"entire-agent-{bench.agent}").symlink_to(bin_dir / f"entire-agent-{bench.agent}")
+            start = next(
+                r for r in bench.sim.hook_calls() if r["event_name"] == "TurnStart" and not r["error"]
+            )
+            payload = json.dumps(start["payload"]).encode()
+            for plugins, directory in (("1 plugin", alone), (f"{len(scripts)} plugins", every)):
+                for answered, extra in (("front", {}), ("python", {"ENTIRE_AGENT_FRONT": "0"})):
+                    label = f"{bench.agent} {start['hook']}, {plugins}, {answered}"
+                    argv = [*host, bench.agent, start["hook"]]
+                    cases.append(
+                        (
+                            Case(label, argv, payload),
+                            {**env, **extra, "PATH": f"{directory}{os.pathsep}{system}"},
+                        )
+                    )
+        times: dict[str, list[float]] = {case.label: [] for case, _ in cases}
+        for run in range(args.runs + 1):  # the first round warms caches and is dropped
+            for case, case_env in cases:
+                ms = _run(case, case_env, Path(repo))
+                if run:
+                    times[case.label].append(ms)
+    print(f"one hook process under a host stand-in (tools/bench/hookhost.py), {args.runs} rounds, "
+          f"Python {sys.version.split()[0]}; every agent installed from its wheel")  # fmt: skip
+    print("ratios are to the stand-in's built-in hook (no plugin run), in the same rounds\n")
+    print(report(times, "built-in hook"))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
+    "hooks": cmd_hooks,
     "turnend": cmd_turnend,
     "worker": cmd_worker,
     "subcommands": cmd_subcommands,
@@ -618,6 +675,10 @@ def main() -> None:
         "wheels", help="each agent installed from its wheel: hot subcommands and TurnEnd vs python"
     )
     p.add_argument("--runs", type=int, default=31)
+    p = sub.add_parser(
+        "hooks", help="a hook process under a host stand-in, 1 and all plugins on PATH, front vs python"
+    )
+    p.add_argument("--runs", type=int, default=15)
     p = sub.add_parser("subcommands", help="each subcommand of the sample agent vs python -c pass")
     p.add_argument("--runs", type=int, default=31)
     p = sub.add_parser(
