@@ -11,7 +11,7 @@ runs it (``entire hooks <agent> <hook>``), and a ``git commit`` after each turn.
   ``files_touched``, ``token_usage`` with ``subagent_tokens``, ``full.jsonl`` against the session file, and the
   prompts and replies in ``transcript.jsonl``, each against the scripted expectation;
 - the wall time of the hook processes, per hook and per turn (the sum of a turn's hook processes), with none, one
-  and three of our plugins on ``PATH``: min/median/max over the runs, and our time over the built-in's taken run
+  and all of our plugins on ``PATH``: min/median/max over the runs, and our time over the built-in's taken run
   by run in the same configuration.
 
 The built-in gets the payloads of every hook it installs (Codex's pre/post-tool-use, Gemini's model and tool
@@ -46,7 +46,7 @@ from entire_core import views
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-PLUGINS = ("openai-codex", "google-gemini", "aider")
+PLUGINS = ("openai-codex", "google-gemini", "aider", "qwen-code")
 
 AGENTS: dict[str, dict[str, Any]] = {
     "codex": {
@@ -119,10 +119,12 @@ def install_plugins(work: Path) -> Path:
         wheel = next(dist.glob(f"entire_agent_{name.replace('-', '_')}-*.whl"))
         extra = [f"{core}[toml]"] if name == "openai-codex" else [str(core)]
         run(
-            ["uv", "tool", "install", "-q", "--compile-bytecode", str(wheel), "--with", *extra],
+            ["uv", "tool", "install", "-q", "--no-cache", "--compile-bytecode", str(wheel), "--with", *extra],
             cwd=work,
             env=env,
         )
+        # Its first call puts the front (entire_core.front) in the launcher's place, as a user's first hook does.
+        run([str(bin_dir / f"entire-agent-{name}"), "info"], cwd=work, env=env)
     return bin_dir
 
 
@@ -548,7 +550,7 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
         one = work / f"path-{name}"
         one.mkdir()
         (one / f"entire-agent-{name}").symlink_to(tool_bin / f"entire-agent-{name}")
-    paths["3"] = [work / f"path-{name}" for name in PLUGINS]
+    paths["all"] = [work / f"path-{name}" for name in PLUGINS]
     agents = args.agent or sorted(AGENTS)
     configs: list[tuple[str, str, str]] = []  # (agent, side, plugins on PATH)
     for agent in agents:
@@ -556,8 +558,8 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
             (agent, "built-in", "0"),
             (agent, "built-in", "1"),
             (agent, "ours", "1"),
-            (agent, "built-in", "3"),
-            (agent, "ours", "3"),
+            (agent, "built-in", "all"),
+            (agent, "ours", "all"),
         ]
     results: dict[tuple[str, str, str], list[Replay]] = {c: [] for c in configs}
     counter = 0
@@ -614,7 +616,7 @@ def differences(one: Replay, other: Replay) -> list[str]:
     return found
 
 
-SIDES = (("built-in", "0"), ("built-in", "1"), ("ours", "1"), ("built-in", "3"), ("ours", "3"))
+SIDES = (("built-in", "0"), ("built-in", "1"), ("ours", "1"), ("built-in", "all"), ("ours", "all"))
 
 
 def timing_rows(
@@ -709,21 +711,21 @@ def render(dump: dict[str, Any]) -> tuple[str, int]:
     out += ["", *[f"- {n}" for n in notes], ""]
     out += [
         "Wall time of each hook process, `entire hooks <agent> <hook>` (ms, min / median / max over the runs; per hook "
-        "the median of its calls in a session; calls built-in/ours in brackets), with 0, 1 or 3 of our plugins on "
-        "PATH; ours / built-in taken run by run in the same configuration:\n",
-        "| agent | hook | built-in, 0 | built-in, 1 | ours, 1 | ours / built-in, 1 | built-in, 3 | ours, 3 "
-        "| ours / built-in, 3 |",
+        f"the median of its calls in a session; calls built-in/ours in brackets), with 0, 1 or all {len(PLUGINS)} of "
+        "our plugins on PATH; ours / built-in taken run by run in the same configuration:\n",
+        f"| agent | hook | built-in, 0 | built-in, 1 | ours, 1 | ours / built-in, 1 | built-in, {len(PLUGINS)} | "
+        f"ours, {len(PLUGINS)} | ours / built-in, {len(PLUGINS)} |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for agent in agents:
         for name, per in dump["timing"][agent].items():
             ratios: dict[str, list[float]] = {}
-            for plugins in ("1", "3"):
+            for plugins in ("1", "all"):
                 a, b = per[f"ours {plugins}"], per[f"built-in {plugins}"]
                 ratios[plugins] = [x / y for x, y in zip(a, b, strict=False) if y] if a and b else []
             cells = [
                 stats(per["built-in 0"]), stats(per["built-in 1"]), stats(per["ours 1"]), ratio_stats(ratios["1"]),
-                stats(per["built-in 3"]), stats(per["ours 3"]), ratio_stats(ratios["3"]),
+                stats(per["built-in all"]), stats(per["ours all"]), ratio_stats(ratios["all"]),
             ]  # fmt: skip
             out.append(f"| {agent} | {name} | {' | '.join(cells)} |")
     return "\n".join(out), failures

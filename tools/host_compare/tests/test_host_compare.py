@@ -108,7 +108,7 @@ def test_render_prints_both_tables_from_a_saved_run(tmp_path: Path) -> None:
     }
     wrong = {**side, "stored": [stored(token_usage=None), {"checkpoint": None}]}
     per = {"built-in 0": [10.0, 12.0], "built-in 1": [10.0, 20.0], "ours 1": [30.0, 50.0],
-           "built-in 3": [10.0], "ours 3": [40.0]}  # fmt: skip
+           "built-in all": [10.0], "ours all": [40.0]}  # fmt: skip
     dump = {
         "host": "Entire CLI dev\nGo version: go1.26",
         "checkout": "abc123",
