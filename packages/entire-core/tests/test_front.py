@@ -156,3 +156,27 @@ def test_the_front_traces_its_calls_as_the_host_tests_record_them(tmp_path: Path
     for record, answer in zip(lines, answers, strict=True):
         assert record["answer"].encode() == answer and record["answer_sha256"] == sha256_hex(answer)
         assert record["stdin_sha256"] == sha256_hex(b"") and record["host_pid"] == os.getpid()
+
+
+def test_site_path_is_the_path_site_made_or_none_where_site_does_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import site
+
+    packages = tmp_path / "site-packages"
+    packages.mkdir()
+    (packages / "editable.pth").write_text(str(tmp_path / "src") + "\n", encoding="utf-8")
+    monkeypatch.setattr(site, "getsitepackages", lambda: [str(packages)])
+    monkeypatch.setattr(site, "ENABLE_USER_SITE", False)
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "bin" / "entire-agent-sample")])
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "bin"), "/usr/lib/python3.11", str(packages), str(tmp_path / "src"),
+                                      str(tmp_path / "from-pythonpath")])  # fmt: skip
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "from-pythonpath"))
+    monkeypatch.delitem(sys.modules, "sitecustomize", raising=False)
+    monkeypatch.delitem(sys.modules, "usercustomize", raising=False)
+    assert front.site_path() == ("/usr/lib/python3.11", str(packages), str(tmp_path / "src"))
+    (packages / "hook.pth").write_text("import _virtualenv\n", encoding="utf-8")
+    assert front.site_path() is None, "a .pth file's import line runs only under site"
+    (packages / "hook.pth").unlink()
+    monkeypatch.setitem(sys.modules, "sitecustomize", sys)
+    assert front.site_path() is None, "sitecustomize runs only under site"

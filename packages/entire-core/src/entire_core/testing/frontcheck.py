@@ -157,9 +157,20 @@ def differences(agent_cls: type[Agent], root: Path, base_env: dict[str, str]) ->
     os.utime(dist / "RECORD", (1_000_000_000, 1_000_000_000))
     python = [os.fsencode(sys.executable), b"-P", b"-c", f"from {package} import main; main()".encode()]
     fronts: dict[str, Path] = {}
+    # The front hands calls to a Python started without site (-S), given the directories our packages and
+    # their dependencies are in, as front.site_path bakes them: its answers must be the full Python's too.
+    import site
+
+    import entire_core
+
+    homes = [sys.modules[package].__file__ or "", entire_core.__file__ or ""]
+    site_dirs = tuple(
+        dict.fromkeys([*(os.path.dirname(os.path.dirname(h)) for h in homes), *site.getsitepackages()])
+    )
     for kind, interpreter in (("front", sys.executable), ("alone", "/nonexistent/python")):
         path = root / kind
-        path.write_text(front.script(agent_cls, interpreter, str(path), (str(dist),)), encoding="utf-8")
+        text = front.script(agent_cls, interpreter, str(path), (str(dist),), site_dirs)
+        path.write_text(text, encoding="utf-8")
         path.chmod(0o755)
         fronts[kind] = path
     work = root / "cases"
