@@ -110,6 +110,8 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes], dict[
         entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
         if "host_pid" in call:  # the calling host process: tells concurrent hooks' calls apart
             entry["host_pid"] = call["host_pid"]
+        if "via" in call:  # "front" or "python": what answered (entire_core.front)
+            entry["via"] = call["via"]
         entry["answer_sha256"] = call["answer_sha256"]
         for key in ("stdin", "answer", "files"):
             if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):

@@ -49,10 +49,14 @@ def _info_of(agent_cls: type[SampleAgent]) -> bytes:
     return encode_answer(commands.info(agent_cls(), None, b""))  # pyright: ignore[reportArgumentType]
 
 
-def test_adopt_writes_the_front_over_the_launcher_keeping_its_mode(installed: Path) -> None:
+def test_adopt_writes_the_front_over_the_launcher_keeping_its_mode(
+    installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(front, "site_path", lambda: ("/usr/lib/python3.11", "/site-packages"))
     assert front.adopt(ViewedSampleAgent)
     text = installed.read_text(encoding="utf-8")
     assert text.startswith("#!/bin/sh\n" + front.MARK)
+    assert " -S -P -c " in text and "/site-packages" in text, "Python without site, given site's path"
     assert installed.stat().st_mode & 0o777 == 0o751
     done = subprocess.run([str(installed), "info"], capture_output=True, check=False, timeout=30)
     assert (done.returncode, done.stdout, done.stderr) == (0, _info_of(ViewedSampleAgent), b"")

@@ -263,9 +263,8 @@ def adopt(agent_cls: type[Agent]) -> bool:
     from entire_core import fsutil
 
     try:
-        fsutil.atomic_write(
-            launcher, script(agent_cls, python, launcher, dists).encode("utf-8"), durable=False
-        )
+        text = script(agent_cls, python, launcher, dists, site_path())
+        fsutil.atomic_write(launcher, text.encode("utf-8"), durable=False)
     except Exception:  # the call was answered; a front that could not be written changes nothing
         return False
     return True
