@@ -14,6 +14,10 @@ runs it (``entire hooks <agent> <hook>``), and a ``git commit`` after each turn.
   and all of our plugins on ``PATH``: min/median/max over the runs, and our time over the built-in's taken run
   by run in the same configuration.
 
+Qwen Code and Aider (``--agent qwen``, ``--agent aider``) have no built-in: their sessions are replayed through
+ours alone, and each hook is held to the built-in Codex hook of the same role (turn start, turn end, session
+start and end, the commit), timed in the same run; Codex is replayed too when they are asked for.
+
 The built-in gets the payloads of every hook it installs (Codex's pre/post-tool-use, Gemini's model and tool
 hooks), ours those it installs; events only one side hooks are run for that side alone. Without ``ENTIRE_BIN`` it
 prints one line and exits 0 (1 with ``ENTIRE_HOST=1``).
@@ -98,7 +102,39 @@ AGENTS: dict[str, dict[str, Any]] = {
         },
         "reply_key": "prompt_response",
     },
+    # No built-in: each hook is held to the built-in Codex hook of the same role, timed in the same run.
+    "qwen": {
+        "ours": "qwen-code",
+        "manifest": ROOT / "packages/agent-qwen-code/demo/replay.json",
+        "turn_start": "user-prompt-submit",
+        "turn_end": "stop",
+        "reply_key": "last_assistant_message",
+        "builtin": None,
+        "codex_hook": {
+            "session-start": "session-start",
+            "user-prompt-submit": "user-prompt-submit",
+            "stop": "stop",
+            "session-end": "session-end",
+            "git commit": "git commit",
+        },
+    },
+    "aider": {
+        "ours": "aider",
+        "manifest": ROOT / "packages/agent-aider/demo/replay.json",
+        "turn_start": "turn-start",
+        "turn_end": "turn-end",
+        "reply_key": "",
+        "builtin": None,
+        "codex_hook": {
+            "session-start": "session-start",
+            "turn-start": "user-prompt-submit",
+            "turn-end": "stop",
+            "session-end": "session-end",
+            "git commit": "git commit",
+        },
+    },
 }
+"""Per agent: its replay and hooks; ``builtin: None`` where Entire has no built-in for it."""
 
 
 def fail(message: str) -> None:
@@ -552,8 +588,13 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
         (one / f"entire-agent-{name}").symlink_to(tool_bin / f"entire-agent-{name}")
     paths["all"] = [work / f"path-{name}" for name in PLUGINS]
     agents = args.agent or sorted(AGENTS)
+    if any(AGENTS[a].get("builtin", "") is None for a in agents) and "codex" not in agents:
+        agents.append("codex")  # what an agent without a built-in is timed against
     configs: list[tuple[str, str, str]] = []  # (agent, side, plugins on PATH)
     for agent in agents:
+        if AGENTS[agent].get("builtin", "") is None:
+            configs += [(agent, "ours", "1"), (agent, "ours", "all")]
+            continue
         configs += [
             (agent, "built-in", "0"),
             (agent, "built-in", "1"),
@@ -576,6 +617,8 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
     dump: dict[str, Any] = {"host": version, "checkout": head.stdout.strip(), "runs": args.runs, "agents": {}}
     for agent in agents:
         for side in ("built-in", "ours"):
+            if (agent, side, "1") not in results:
+                continue
             first = results[(agent, side, "1")][0]
             dump["agents"].setdefault(agent, {})[side] = {
                 "name": first.name,
@@ -587,6 +630,9 @@ def compare(args: argparse.Namespace, entire_bin: str, version: str, work: Path)
                 ),
             }
     dump["timing"] = {agent: timing_rows(agent, results) for agent in agents}
+    dump["against_codex"] = {
+        a: AGENTS[a]["codex_hook"] for a in agents if AGENTS[a].get("builtin", "") is None
+    }
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1) + "\n", encoding="utf-8")
     text, failures = render(dump)
@@ -626,7 +672,7 @@ def timing_rows(
     session, per turn the sum of the turn's hook processes (the commit is its own row)."""
     hooks: list[str] = []
     for side in ("built-in", "ours"):
-        for t in results[(agent, side, "1")][0].timings:
+        for t in results[(agent, side, "1")][0].timings if (agent, side, "1") in results else []:
             if t["hook"] not in hooks:
                 hooks.append(t["hook"])
     turns = sorted({t["turn"] for t in results[(agent, "ours", "1")][0].timings})
@@ -636,7 +682,7 @@ def timing_rows(
         calls: dict[str, int] = {}
         for side, plugins in SIDES:
             values: list[float] = []
-            for replay in results[(agent, side, plugins)]:
+            for replay in results.get((agent, side, plugins), []):
                 if kind == "hook":
                     picked = [t["ms"] for t in replay.timings if t["hook"] == key]
                     if picked:
@@ -672,6 +718,8 @@ def render(dump: dict[str, Any]) -> tuple[str, int]:
     failures = 0
     notes: list[str] = []
     for agent in agents:
+        if "built-in" not in dump["agents"][agent]:
+            continue  # no built-in to set beside it (make host holds what it stores)
         verdicts: dict[str, list[dict[str, tuple[bool, str]]]] = {}
         for side in ("built-in", "ours"):
             record = dump["agents"][agent][side]
@@ -717,8 +765,22 @@ def render(dump: dict[str, Any]) -> tuple[str, int]:
         f"ours, {len(PLUGINS)} | ours / built-in, {len(PLUGINS)} |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
+    against = dump.get("against_codex", {})
     for agent in agents:
         for name, per in dump["timing"][agent].items():
+            label = agent
+            if agent in against:  # no built-in: the built-in Codex hook of the same role, same run
+                label = f"{agent} (against codex)"
+                hook = name.split("`")[1] if name.startswith("`") else ""
+                mapped = against[agent].get(hook)
+                codex = next(
+                    (p for n, p in dump["timing"]["codex"].items() if n.startswith(f"`{mapped}` (")), None
+                )
+                if not mapped or codex is None:
+                    continue  # a whole turn, or a hook with no counterpart: sessions differ, nothing to set beside
+                name = f"{name} against `{mapped}`"
+                per = {**per, "built-in 0": codex["built-in 0"], "built-in 1": codex["built-in 1"],
+                       "built-in all": codex["built-in all"]}  # fmt: skip
             ratios: dict[str, list[float]] = {}
             for plugins in ("1", "all"):
                 a, b = per[f"ours {plugins}"], per[f"built-in {plugins}"]
@@ -727,7 +789,7 @@ def render(dump: dict[str, Any]) -> tuple[str, int]:
                 stats(per["built-in 0"]), stats(per["built-in 1"]), stats(per["ours 1"]), ratio_stats(ratios["1"]),
                 stats(per["built-in all"]), stats(per["ours all"]), ratio_stats(ratios["all"]),
             ]  # fmt: skip
-            out.append(f"| {agent} | {name} | {' | '.join(cells)} |")
+            out.append(f"| {label} | {name} | {' | '.join(cells)} |")
     return "\n".join(out), failures
 
 
