@@ -153,8 +153,12 @@ class AgentContract:
         repository paths, the environment that changes the answer, unknown subcommands, bad flags."""
         if os.name == "nt":
             pytest.skip("the front is a POSIX sh script; Windows runs the Python entry point")
+        import sys
+
         from entire_core.testing import frontcheck
 
+        if not callable(getattr(sys.modules[self.agent_cls.__module__.split(".")[0]], "main", None)):
+            pytest.skip("no console script: the agent's package has no main (a test's own agent)")
         problems = frontcheck.differences(self.agent_cls, tmp_path / "front", env.sandbox.env)
         assert not problems, "\n".join(problems)
 
