@@ -62,37 +62,53 @@ class Call:
 
 ANTHROPIC_CACHED = Call(
     # Anthropic, --cache-prompts, a call that writes and reads the cache and thinks. The API's usage:
-    # input_tokens 128, cache_creation_input_tokens 640, cache_read_input_tokens 896, output_tokens 350
-    # (200 of them thinking: Anthropic counts thinking as output). Prompt size: 128 + 640 + 896 = 1664.
-    # litellm 1.81.10: prompt_tokens = 128 + 640 + 896 = 1664; Aider: sent = 1664 + 640 = 2304.
+    # input_tokens 128, cache_creation_input_tokens 1200, cache_read_input_tokens 2400, output_tokens 350
+    # (200 of them thinking: Anthropic counts thinking as output). Prompt size: 128 + 1200 + 2400 = 3728.
+    # litellm 1.81.10: prompt_tokens = 128 + 1200 + 2400 = 3728; Aider: sent = 3728 + 1200 = 4928.
     "anthropic --cache-prompts",
     "0.86.2",
     "anthropic/claude-sonnet-4-20250514",
-    "Tokens: 2.3k sent, 640 cache write, 896 cache hit, 350 received.\nCost: $0.0065 message, $0.0065 session.",
-    2304,
+    "Tokens: 4.9k sent, 1.2k cache write, 2.4k cache hit, 350 received.\nCost: $0.011 message, $0.011 session.",
+    4928,
     350,
-    1664,
-    # input = 2304 - 2 * 640 - 896 = 128; output 350, thinking inside it once
-    (128, 640, 896, 350),
-    # the markdown's sent is 2300: input = 2300 - 2 * 640 - 896 = 124
-    (124, 640, 896, 350),
+    3728,
+    # input = 4928 - 2 * 1200 - 2400 = 128; output 350, thinking inside it once
+    (128, 1200, 2400, 350),
+    # the markdown's sent is 4900: input = 4900 - 2 * 1200 - 2400 = 100
+    (100, 1200, 2400, 350),
     flags=" --cache-prompts",
     announce=", prompt cache, infinite output",
 )
 ANTHROPIC_CACHED_OLD = Call(
     # The same API usage through Aider 0.82.3 and its litellm 1.68.0, which adds only the cache reads:
-    # prompt_tokens = 128 + 896 = 1024; Aider: sent = 1024 + 640 = 1664, the prompt size itself.
+    # prompt_tokens = 128 + 2400 = 2528; Aider: sent = 2528 + 1200 = 3728, the prompt size itself.
     "anthropic --cache-prompts, Aider 0.82.3",
     "0.82.3",
     "anthropic/claude-sonnet-4-20250514",
-    "Tokens: 1.7k sent, 640 cache write, 896 cache hit, 350 received.\nCost: $0.0065 message, $0.0065 session.",
-    1664,
+    "Tokens: 3.7k sent, 1.2k cache write, 2.4k cache hit, 350 received.\nCost: $0.011 message, $0.011 session.",
+    3728,
     350,
-    1664,
-    # input = 1664 - 640 - 896 = 128
-    (128, 640, 896, 350),
-    # the markdown's sent is 1700: input = 1700 - 640 - 896 = 164
-    (164, 640, 896, 350),
+    3728,
+    # input = 3728 - 1200 - 2400 = 128
+    (128, 1200, 2400, 350),
+    # the markdown's sent is 3700: input = 3700 - 1200 - 2400 = 100
+    (100, 1200, 2400, 350),
+    flags=" --cache-prompts",
+    announce=", prompt cache, infinite output",
+)
+ANTHROPIC_ROUND = Call(
+    # ANTHROPIC_CACHED with 100 fresh tokens, so that every figure prints exactly: prompt size
+    # 100 + 1200 + 2400 = 3700; litellm 1.81.10 prompt_tokens 3700; Aider: sent = 3700 + 1200 = 4900.
+    "anthropic --cache-prompts, round figures",
+    "0.86.2",
+    "anthropic/claude-sonnet-4-20250514",
+    "Tokens: 4.9k sent, 1.2k cache write, 2.4k cache hit, 350 received.\nCost: $0.011 message, $0.011 session.",
+    4900,
+    350,
+    3700,
+    # input = 4900 - 2 * 1200 - 2400 = 100
+    (100, 1200, 2400, 350),
+    (100, 1200, 2400, 350),
     flags=" --cache-prompts",
     announce=", prompt cache, infinite output",
 )
@@ -103,7 +119,7 @@ DEEPSEEK = Call(
     "deepseek",
     "0.86.2",
     "deepseek/deepseek-reasoner",
-    "Tokens: 1.6k sent, 896 cache hit, 400 received. Cost: $0.00038 message, $0.00038 session.",
+    "Tokens: 1.6k sent, 896 cache hit, 400 received. Cost: $0.00039 message, $0.00039 session.",
     1600,
     400,
     1600,
@@ -113,19 +129,20 @@ DEEPSEEK = Call(
     announce=", prompt cache, infinite output",
 )
 GEMINI = Call(
-    # Gemini: promptTokenCount 1500 (cachedContentTokenCount 768 of them), candidatesTokenCount 60,
-    # thoughtsTokenCount 240, totalTokenCount 1800. litellm 1.81.10: prompt_tokens 1500, completion_tokens
-    # 60 + 240 = 300, cache_read_input_tokens 768; Aider: sent = 1500 + 0 (no cache writes), cache hit 768.
+    # Gemini: promptTokenCount 4230 (cachedContentTokenCount 3100 of them), candidatesTokenCount 60,
+    # thoughtsTokenCount 240, totalTokenCount 4530. litellm 1.81.10: prompt_tokens 4230, completion_tokens
+    # 60 + 240 = 300, cache_read_input_tokens 3100; Aider: sent = 4230 + 0 (no cache writes), cache hit 3100.
     "gemini",
     "0.86.2",
     "gemini/gemini-2.5-pro",
-    "Tokens: 1.5k sent, 768 cache hit, 300 received. Cost: $0.0049 message, $0.0049 session.",
-    1500,
+    "Tokens: 4.2k sent, 3.1k cache hit, 300 received. Cost: $0.0054 message, $0.0054 session.",
+    4230,
     300,
-    1500,
-    # input = 1500 - 768 = 732; output = 60 + 240 = 300
-    (732, 0, 768, 300),
-    (732, 0, 768, 300),
+    4230,
+    # input = 4230 - 3100 = 1130; output = 60 + 240 = 300
+    (1130, 0, 3100, 300),
+    # the markdown's sent is 4200: input = 4200 - 3100 = 1100
+    (1100, 0, 3100, 300),
 )
 CACHE_FIGURES = (ANTHROPIC_CACHED, ANTHROPIC_CACHED_OLD, DEEPSEEK, GEMINI)
 """The calls where Aider shows cache figures: what the mapping must subtract."""
@@ -151,7 +168,7 @@ OPENAI = Call(
     "openai",
     "0.86.2",
     "o4-mini",
-    "Tokens: 2.0k sent, 300 received. Cost: $0.0036 message, $0.0036 session.",
+    "Tokens: 2.0k sent, 300 received. Cost: $0.0023 message, $0.0023 session.",
     2048,
     300,
     2048,
@@ -173,16 +190,16 @@ OPENROUTER = Call(
 )
 GEMINI_OLD = Call(
     # Gemini's usage of GEMINI through Aider 0.82.3: litellm 1.68.0 keeps cachedContentTokenCount in the
-    # details only: sent 1500, no cache figure; the 768 hits stay in input.
+    # details only: sent 4230, no cache figure; the 3100 hits stay in input.
     "gemini, Aider 0.82.3",
     "0.82.3",
     "gemini/gemini-2.5-pro",
-    "Tokens: 1.5k sent, 300 received. Cost: $0.0049 message, $0.0049 session.",
-    1500,
+    "Tokens: 4.2k sent, 300 received. Cost: $0.0054 message, $0.0054 session.",
+    4230,
     300,
-    1500,
-    (1500, 0, 0, 300),
-    (1500, 0, 0, 300),
+    4230,
+    (4230, 0, 0, 300),
+    (4200, 0, 0, 300),
 )
 NO_CACHE_FIGURES = (ANTHROPIC_UNCACHED, OPENAI, OPENROUTER, GEMINI_OLD)
 """The calls where Aider shows no cache figure: ``sent`` is the input as Entire counts it, hits or not."""

@@ -69,8 +69,8 @@ def test_the_version_of_a_session_begun_before_the_offset() -> None:
     data = shapes.history(shapes.ANTHROPIC_CACHED_OLD, turns=2)
     second = data.rindex(b"\n#### ")
     counted = usage(data, data[: second + 1].count(b"\n"))
-    # the markdown's sent is 1700: input = 1700 - 640 - 896 = 164 (as Aider 0.86.2's it would be 1700 - 2 * 640 - 896 = 0)
-    assert _five(counted) == (164, 640, 896, 350) and counted["api_call_count"] == 1
+    # the markdown's sent is 3700: input = 3700 - 1200 - 2400 = 100 (as Aider 0.86.2's, 3700 - 2 * 1200 - 2400 < 0)
+    assert _five(counted) == (100, 1200, 2400, 350) and counted["api_call_count"] == 1
 
 
 @pytest.mark.parametrize(("version", "twice"), [("0.86.2", True), ("0.86.1", False), ("0.82.3", False),
