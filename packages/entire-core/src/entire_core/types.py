@@ -146,7 +146,8 @@ class TokenUsage:
     reported for the call, and nothing generated is counted twice. Backends report otherwise (OpenAI's
     ``prompt_tokens`` and Gemini's ``promptTokenCount`` include the cache reads, Anthropic's
     ``input_tokens`` excludes both cache figures, some report reasoning apart from output): each agent
-    maps its own. ``cache_creation_1h_tokens`` (a later field of the CLI's; no agent here fills it) and
+    maps its own, and the contract kit holds each to it (``AgentContract.usage_case``).
+    ``cache_creation_1h_tokens`` (a later field of the CLI's; no agent here fills it) and
     ``subagent_tokens`` (the subagents' own usage, in the same units) are not among the five.
     """
 
