@@ -1,7 +1,8 @@
 """The Aider end-to-end test's scripted chat-completions server, run on its own with a request log.
 
 ``python aider_host_server.py PORT LOG``: serves ``model_server`` (EDIT-GREET edits hello.py,
-CREATE-NOTES creates NOTES.md, anything else a plain answer; every answer 1234 in / 56 out) on
+CREATE-NOTES creates NOTES.md, anything else a plain answer; every answer 1234 in / 56 out, EDIT-GREET's
+with 1024 cached as OpenAI reports them, CREATE-NOTES's with 896 cache hits as DeepSeek reports them) on
 127.0.0.1:PORT and appends each request's kind and user messages to LOG as one JSON line.
 """
 

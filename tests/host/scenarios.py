@@ -470,14 +470,25 @@ AIDER_PROMPTS = {
     "A2": "CREATE-NOTES: create NOTES.md",
     "A3": "TEXT-ONLY: what does greet do?",
 }
-AIDER_CALL = {"input_tokens": 1234, "cache_creation_tokens": 0, "cache_read_tokens": 0, "output_tokens": 56,
-              "api_call_count": 1}  # fmt: skip
-"""One scripted main-model call (the weak model's commit messages are not the turn's)."""
+AIDER_CALLS = {
+    # EDIT-GREET's answer reports 1234 prompt tokens, 1024 of them cached as OpenAI reports it (inside
+    # prompt_tokens_details), which Aider never reads: all 1234 are input.
+    "edit_greet": {"input_tokens": 1234, "cache_creation_tokens": 0, "cache_read_tokens": 0, "output_tokens": 56,
+                   "api_call_count": 1},
+    # CREATE-NOTES's reports 896 of the 1234 as DeepSeek's prompt_cache_hit_tokens, which Aider shows as
+    # "896 cache hit": input = 1234 - 896 = 338.
+    "create_notes": {"input_tokens": 338, "cache_creation_tokens": 0, "cache_read_tokens": 896, "output_tokens": 56,
+                     "api_call_count": 1},
+    "plain": {"input_tokens": 1234, "cache_creation_tokens": 0, "cache_read_tokens": 0, "output_tokens": 56,
+              "api_call_count": 1},
+}  # fmt: skip
+"""One scripted main-model call of each kind (``model_server.usage``) as the host stores it; the weak
+model's commit messages are not the turn's."""
 
 
 def _aider_usage(requests: list[dict[str, Any]]) -> dict[str, int]:
     calls = [r for r in requests if r.get("kind") not in ("commit", "summary")]
-    return {k: v * len(calls) for k, v in AIDER_CALL.items()}
+    return {k: sum(AIDER_CALLS[call["kind"]][k] for call in calls) for k in TOKEN_KEYS}
 
 
 def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outcome:

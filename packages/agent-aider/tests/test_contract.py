@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+import aider_usage_shapes as shapes
 from entire_agent_aider.agent import AiderAgent
-from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
 
 DATA = Path(__file__).parent / "data"
@@ -113,3 +114,11 @@ class TestAiderContract(AgentContract):
 
     def sample_session_bytes(self) -> bytes:
         return HISTORY.read_bytes()[1471:3054]
+
+    def usage_case(self) -> UsageCase:
+        # An Anthropic call through Aider 0.86.2 with --cache-prompts (aider_usage_shapes has the
+        # arithmetic): 100 fresh + 1200 written + 2400 read = 3700 prompt tokens, which Aider logs as
+        # "4.9k sent" (3700 + the writes again); 350 out, 200 of them thinking.
+        call = shapes.ANTHROPIC_ROUND
+        return UsageCase(shapes.history(call), prompt_tokens=3700, cache_read_tokens=2400,
+                         cache_creation_tokens=1200, output_tokens=350, reasoning_tokens=200, note=call.name)  # fmt: skip

@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+import aider_usage_shapes as shapes
 import pytest
 from entire_agent_aider import tokens
 from hypothesis import given
@@ -26,10 +27,57 @@ def test_markdown_sums(history_bytes: bytes) -> None:
                                                        "cache_read_tokens": 0, "output_tokens": 0, "api_call_count": 0}  # fmt: skip
 
 
-def test_cache_write_is_counted_apart() -> None:
-    data = b"\n#### q  \n\nA.\n\n> Tokens: 12k sent, 3.4k cache write, 26k cache hit, 1.5k received.\nCost: $1 message, $1 session.  \n"
-    assert usage(data) == {"input_tokens": 8600, "cache_creation_tokens": 3400, "cache_read_tokens": 26000,
-                           "output_tokens": 1500, "api_call_count": 1}  # fmt: skip
+def _five(call_usage: dict[str, int]) -> tuple[int, int, int, int]:
+    return (call_usage["input_tokens"], call_usage["cache_creation_tokens"], call_usage["cache_read_tokens"],
+            call_usage["output_tokens"])  # fmt: skip
+
+
+@pytest.mark.parametrize("call", shapes.CACHE_FIGURES, ids=lambda c: c.name)
+def test_cache_figures_leave_input_from_the_markdown(call: shapes.Call) -> None:
+    # Each case's arithmetic is in aider_usage_shapes: input = sent - cache hits - cache writes (twice
+    # from Aider 0.86.2 on), with sent as the markdown rounds it.
+    counted = usage(shapes.history(call))
+    assert _five(counted) == call.rounded and counted["api_call_count"] == 1
+
+
+@pytest.mark.parametrize("call", shapes.CACHE_FIGURES, ids=lambda c: c.name)
+def test_cache_figures_leave_input_from_the_analytics_log(
+    call: shapes.Call, tmp_path: Path, utc: object
+) -> None:
+    log = tmp_path / "analytics.jsonl"
+    log.write_bytes(shapes.analytics(call, tokens.header_seconds(shapes.HEADER)))
+    counted = usage(shapes.history(call, log))
+    assert _five(counted) == call.exact and counted["api_call_count"] == 1
+    # Entire's invariant: the three input counters add up to the prompt size the backend reported.
+    assert sum(call.exact[:3]) == call.prompt
+
+
+@pytest.mark.parametrize("call", shapes.NO_CACHE_FIGURES, ids=lambda c: c.name)
+def test_without_cache_figures_sent_is_the_input(call: shapes.Call, tmp_path: Path, utc: object) -> None:
+    # Aider shows no cache figure for these (the hits of OpenAI and OpenRouter, and Gemini's before
+    # Aider 0.86.2, sit in litellm's prompt_tokens_details, where Aider does not look): sent is stored
+    # as input, hits or not, exactly from the log and as rounded from the markdown.
+    assert _five(usage(shapes.history(call))) == call.rounded
+    log = tmp_path / "analytics.jsonl"
+    log.write_bytes(shapes.analytics(call, tokens.header_seconds(shapes.HEADER)))
+    assert _five(usage(shapes.history(call, log))) == call.exact
+
+
+def test_the_version_of_a_session_begun_before_the_offset() -> None:
+    # Two Anthropic calls in an Aider 0.82.3 session, counted from the second turn: its "Aider v0.82.3"
+    # line is before the offset, and 0.82.3's sent holds the cache writes once.
+    data = shapes.history(shapes.ANTHROPIC_CACHED_OLD, turns=2)
+    second = data.rindex(b"\n#### ")
+    counted = usage(data, data[: second + 1].count(b"\n"))
+    # the markdown's sent is 3700: input = 3700 - 1200 - 2400 = 100 (as Aider 0.86.2's, 3700 - 2 * 1200 - 2400 < 0)
+    assert _five(counted) == (100, 1200, 2400, 350) and counted["api_call_count"] == 1
+
+
+@pytest.mark.parametrize(("version", "twice"), [("0.86.2", True), ("0.86.1", False), ("0.82.3", False),
+                                                ("0.87.0.dev3+g1234abc", True), ("0.86.2-rc1", True),
+                                                ("1.0", True), ("", True), (None, True)])  # fmt: skip
+def test_which_aider_counts_the_writes_twice(version: str | None, twice: bool) -> None:
+    assert tokens.writes_counted_twice(version) is twice
 
 
 @pytest.fixture

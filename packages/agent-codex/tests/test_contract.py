@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import ClassVar
 
 from codex_fixtures import (
@@ -27,7 +28,7 @@ from codex_fixtures import (
     hook_of,
 )
 from entire_agent_openai_codex.agent import OpenAICodexAgent
-from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
 
 
@@ -111,3 +112,27 @@ class TestOpenAICodexContract(AgentContract):
 
     def sample_session_bytes(self) -> bytes:
         return ROLLOUT_CHILD.read_bytes()
+
+    def usage_case(self) -> UsageCase:
+        return UsageCase(_cached_call(), prompt_tokens=2000, cache_read_tokens=1536, cache_creation_tokens=0,
+                         output_tokens=300, reasoning_tokens=120, note="codex: a Responses API call with cache hits")  # fmt: skip
+
+
+def _cached_call() -> bytes:
+    """The child's rollout cut to its first model call, with a cached prompt and reasoning.
+
+    Codex records the Responses API's usage as it came (``codex-api/src/sse/responses.rs``):
+    ``input_tokens`` counts the whole prompt, ``input_tokens_details.cached_tokens`` of it from the cache
+    (``cached_input_tokens``); ``output_tokens`` counts everything generated, the
+    ``output_tokens_details.reasoning_tokens`` included (``reasoning_output_tokens``); ``total_tokens``
+    = input + output (the capture's 1000 + 50 = 1050). OpenAI reports no cache writes (0 in the capture).
+    Here: 2000 in, 1536 of them cached; 300 out, 120 of them reasoning. Entire: input 2000 - 1536 = 464,
+    cache_read 1536, output 300.
+    """
+    lines = ROLLOUT_CHILD.read_bytes().split(b"\n")
+    record = json.loads(next(line for line in lines if b'"token_usage_record"' in line))
+    usage = {"input_tokens": 2000, "cached_input_tokens": 1536, "cache_write_input_tokens": 0,
+             "output_tokens": 300, "reasoning_output_tokens": 120, "total_tokens": 2300}  # fmt: skip
+    for key in ("usage", "turn_token_usage", "thread_token_usage"):
+        record["payload"][key] = usage
+    return lines[0] + b"\n" + json.dumps(record, separators=(",", ":")).encode() + b"\n"

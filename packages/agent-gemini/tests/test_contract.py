@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from entire_agent_google_gemini.agent import GeminiAgent
-from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
 from entire_core.testing.runner import write_launcher
 from gemini_fixtures import (
@@ -143,6 +143,26 @@ class TestGeminiContract(AgentContract):
 
     def sample_session_bytes(self) -> bytes:
         return RUN1_CHAT.read_bytes()
+
+    def usage_case(self) -> UsageCase:
+        return UsageCase(_cached_call(), prompt_tokens=4230, cache_read_tokens=3100, cache_creation_tokens=0,
+                         output_tokens=300, reasoning_tokens=240, note="gemini: a call with cached content and thoughts")  # fmt: skip
+
+
+def _cached_call() -> bytes:
+    """run1's chat cut to its first prompt and model call, the call's usage a cached one with thoughts.
+
+    Gemini CLI records ``usageMetadata`` as ``tokens`` (``chatRecordingService.recordMessageTokens``):
+    input = ``promptTokenCount``, which includes ``cachedContentTokenCount`` (cached); output =
+    ``candidatesTokenCount``, without the ``thoughtsTokenCount`` (thoughts); total = their sum (the
+    capture's 200 + 25 + 11 = 236). Here: 4230 in, 3100 of them cached; 60 out and 240 thoughts.
+    Entire: input 4230 - 3100 = 1130, cache_read 3100, output 60 + 240 = 300.
+    """
+    lines = RUN1_CHAT.read_bytes().split(b"\n")
+    call = json.loads(next(line for line in lines if b'"type":"gemini"' in line))
+    call["tokens"] = {"input": 4230, "output": 60, "cached": 3100, "thoughts": 240, "tool": 0, "total": 4530}
+    prompt = next(line for line in lines if b'"type":"user"' in line and b"Create a file" in line)
+    return b"\n".join([lines[0], prompt, json.dumps(call, separators=(",", ":")).encode()]) + b"\n"
 
 
 class TestGeminiContractBlackBox(TestGeminiContract):

@@ -61,6 +61,9 @@ def _cases() -> list[TranscriptCase]:
 
 class TestQwenCodeAgentContract(AgentContract):
     agent_cls = QwenCodeAgent
+    skip_reasons: ClassVar[dict[str, str]] = {
+        "test_usage_counts_each_prompt_token_once": "issue 34: Qwen case added on branch tok-qwen",
+    }
     hook_config = ".qwen/settings.json"
     transcript_cases: ClassVar[list[TranscriptCase]] = _cases()
     hook_cases: ClassVar[list[HookCase]] = [

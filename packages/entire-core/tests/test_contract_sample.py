@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
 from entire_core.testing.runner import write_launcher
 from entire_core.testing.sample_agent import SampleAgent, ViewedSampleAgent
@@ -52,6 +52,15 @@ class TestSampleContract(AgentContract):
                  {"type": 3, "session_id": "s1", "session_ref": "/t.jsonl"}),
         HookCase("stop", b'{"session_id": 42}', None),
     ]  # fmt: skip
+
+    def usage_case(self) -> UsageCase:
+        # The sample's "input" includes its "cached": 300 prompt tokens, 200 of them read from the cache,
+        # so input 300 - 200 = 100 + cache_read 200 = 300. Its records report no cache write and no reasoning.
+        call = (
+            b'{"type": "assistant", "text": "Done.", "usage": {"input": 300, "cached": 200, "output": 40}}\n'
+        )
+        return UsageCase(call, prompt_tokens=300, cache_read_tokens=200, cache_creation_tokens=0,
+                         output_tokens=40, reasoning_tokens=0, note="sample: input includes cached")  # fmt: skip
 
 
 class TestSampleContractBlackBox(TestSampleContract):

@@ -1,12 +1,21 @@
-"""Token usage of a range of chat history: Aider's ``Tokens:`` lines, or exact figures from its analytics log.
+"""Token usage of a range of chat history, in Entire's units: Aider's ``Tokens:`` lines, or exact figures from its analytics log.
 
 The markdown rounds (``2.6k``) and, when streaming from a server that sends no usage, holds Aider's
 own estimate. When the session ran with ``--analytics-log`` (named on the logged command line, or in
 ``AIDER_ANALYTICS_LOG``), its ``message_send`` events carry the exact ``prompt_tokens`` and
 ``completion_tokens``: the run is found by its ``launched`` time next to the session header, and the
 n-th ``Tokens:`` line of the session is the n-th ``message_send`` of the run (later calls may
-already be logged). Cache figures only
-exist in the markdown. Weak-model calls (commit messages, summaries) appear in neither.
+already be logged). Cache figures only exist in the markdown. Weak-model calls (commit messages,
+summaries) appear in neither.
+
+What Aider's figures hold (``Coder.calculate_and_show_tokens_and_cost``, the README's table): ``sent``
+(and the log's ``prompt_tokens``, the same number) is litellm's ``prompt_tokens``, to which Aider adds
+the call's cache writes whenever the usage carries Anthropic's cache fields; ``cache hit`` and ``cache
+write`` come from ``prompt_cache_hit_tokens`` (DeepSeek) or ``cache_read_input_tokens`` (Anthropic,
+and Gemini through litellm 1.81) and ``cache_creation_input_tokens``. litellm's ``prompt_tokens``
+includes the cache hits for every backend that reports them, and, from the litellm Aider 0.86.2 pins
+(1.81.10), an Anthropic call's cache writes too, which ``sent`` then holds twice. ``received`` is
+``completion_tokens``: every generated token once, reasoning included.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import os
 from entire_core.types import TokenUsage
 
 from entire_agent_aider import transcript
+from entire_agent_aider.markdown import HEADER_PREFIX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,13 +37,45 @@ if TYPE_CHECKING:
 HEADER_SLACK_SECONDS = 5
 
 
-def usage_of(tokens: Tokens, exact: tuple[int, int] | None = None) -> TokenUsage:
-    """One model call as Entire counts it: input without cache writes, which are counted apart."""
-    if exact is not None:
-        prompt, completion = exact
-    else:
-        prompt, completion = max(0, tokens.sent - tokens.cache_write), tokens.received
-    return TokenUsage(prompt, tokens.cache_write, tokens.cache_hit, completion, 1)
+WRITES_TWICE_SINCE = (0, 86, 2)
+"""The first Aider whose ``sent`` holds a call's cache writes twice (its litellm, 1.81.10, already counts
+them in ``prompt_tokens``; 0.86.1 pins 1.75.0, which counts only the cache reads there)."""
+
+
+def usage_of(tokens: Tokens, exact: tuple[int, int] | None = None, version: str | None = None) -> TokenUsage:
+    """One model call in Entire's units: input without the cache reads and writes, which are counted apart.
+
+    ``exact`` is the call's (``prompt_tokens``, ``completion_tokens``) from the analytics log, the same
+    numbers as ``sent`` and ``received`` unrounded; ``version`` the session's Aider (None: the newest).
+    """
+    sent, received = exact if exact is not None else (tokens.sent, tokens.received)
+    writes = tokens.cache_write * (2 if writes_counted_twice(version) else 1)
+    fresh = max(0, sent - writes - tokens.cache_hit)
+    return TokenUsage(fresh, tokens.cache_write, tokens.cache_hit, received, 1)
+
+
+def writes_counted_twice(version: str | None) -> bool:
+    """Whether this Aider's ``sent`` holds a call's cache writes twice (an unknown version is taken as new)."""
+    if version is None:
+        return True
+    numbers: list[int] = []
+    for part in version.split(".")[:3]:
+        digits = part[: len(part) - len(part.lstrip("0123456789"))]
+        if not digits:
+            break
+        numbers.append(int(digits))
+    return not numbers or tuple(numbers) >= WRITES_TWICE_SINCE
+
+
+def version_before(lines: list[bytes], end: int) -> str | None:
+    """The Aider version the session that line ``end`` belongs to logged before it, or None."""
+    for index in range(min(end, len(lines)) - 1, -1, -1):
+        line = lines[index]
+        if line.startswith(b"> Aider v"):
+            return line[len(b"> Aider v") :].decode("utf-8", "replace").strip()
+        if line.startswith(HEADER_PREFIX.encode()):
+            return None
+    return None
 
 
 def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -> TokenUsage:
@@ -46,9 +88,13 @@ def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -
         return total
     exact_from = env.get("AIDER_ANALYTICS_LOG", "")
     if not exact_from and b" --analytics-log " not in data:
-        for turn in transcript.parse_lines(lines[offset:]).turns():
-            for tokens in turn.tokens:
-                total += usage_of(tokens)
+        for number, session in enumerate(transcript.parse_lines(lines[offset:]).sessions):
+            version = session.version
+            if version is None and number == 0 and session.header is None:
+                version = version_before(lines, offset)  # the session began before the offset
+            for turn in session.turns:
+                for tokens in turn.tokens:
+                    total += usage_of(tokens, version=version)
         return total
     # The analytics log is matched per session, so parse whole sessions. A view's snapshot
     # (entire_agent_aider.view) stands for the model calls of the turns it restates.
@@ -64,7 +110,7 @@ def calculate(data: bytes, offset: int, env: Mapping[str, str], base_dir: str) -
         exact = _exact_calls(session, skip + len(calls), exact_from, base_dir)
         for index, (turn_offset, tokens) in enumerate(calls):
             if turn_offset >= offset:
-                total += usage_of(tokens, exact[skip + index] if exact else None)
+                total += usage_of(tokens, exact[skip + index] if exact else None, session.version)
     return total
 
 

@@ -34,6 +34,9 @@ VIEW_BUDGET = 4096
 """The third (launched) session runs with the smallest view budget, so its view is re-based mid-session."""
 LONG_TURNS = [(f"QUESTION {n}: what does greet do?", False) for n in range(1, 9)]
 RESUMED_PROMPT = "RESUMED: what did I ask you before?"
+ANTHROPIC_MODEL = "anthropic/claude-3-7-sonnet-20250219"
+"""A fourth (launched) session's model, with --cache-prompts: Aider's own litellm turns the scripted
+Anthropic usage (cache writes and reads) into its Tokens line, as it does for api.anthropic.com."""
 USER_CONF = (
     "# my own Aider settings (must survive)\nmap-tokens: 1024   # keep the map small\n\nauto-lint: false\n"
 )
@@ -244,6 +247,14 @@ def main() -> None:
     report["view_budget"] = VIEW_BUDGET
     report["resumed_prompt"] = RESUMED_PROMPT
     report["long_prompts"] = [prompt for prompt, _ in LONG_TURNS]
+    # A fourth session on Anthropic's API with prompt caching: one edit turn, from the first commit again.
+    git(repo, "reset", "-q", "--hard", initial)
+    before = len(sim.checkpoints())
+    anthropic = [config["plugin"], "run", "--", "--model", ANTHROPIC_MODEL, "--cache-prompts", *common[2:],
+                 "--no-stream", "--analytics-log", str(analytics)]  # fmt: skip
+    anthropic_env = dict(env, ANTHROPIC_API_BASE=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="fake")
+    report["anthropic_run"] = run_session("anthropic", anthropic, repo, anthropic_env, sim, work, TURNS[:1])
+    report["anthropic_checkpoints"] = sim.checkpoints()[before:]
     sim.disable(AGENT)
     report["violations"] = sim.violations()  # enable's, every hook's and disable's
     report["conf_after_uninstall"] = (repo / ".aider.conf.yml").read_text()

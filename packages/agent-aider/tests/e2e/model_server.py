@@ -1,10 +1,17 @@
-"""A scripted OpenAI-compatible chat-completions server for Aider, on 127.0.0.1 only.
+"""A scripted model server for Aider, on 127.0.0.1 only: OpenAI's chat completions and Anthropic's messages.
 
 Replies are chosen by keywords in the last user message, so a test decides what Aider does:
 ``EDIT-GREET`` edits hello.py, ``CREATE-NOTES`` creates NOTES.md (Aider asks "Create new file?",
 which rings the notification mid-turn), anything else gets a plain answer. Aider's weak-model calls
-(commit messages, summaries) get one-line answers. Every answer reports usage 1234/56. Streaming
-requests get server-sent events with a final usage chunk. Run as a script it prints its port.
+(commit messages, summaries) get one-line answers. Streaming requests get server-sent events with a
+final usage chunk. Run as a script it prints its port.
+
+Every answer reports 1234 prompt tokens and 56 completion tokens, with cache figures as real backends
+send them, so the real Aider and litellm turn them into its ``Tokens:`` line and analytics log:
+``EDIT-GREET`` as OpenAI does (1024 of the prompt cached, in ``prompt_tokens_details``, where Aider does
+not look), ``CREATE-NOTES`` as DeepSeek does (``prompt_cache_hit_tokens`` 896 of the 1234). Anthropic's
+``/v1/messages`` (``ANTHROPIC_API_BASE``) answers 128 fresh input tokens, 1200 written to the cache and
+2400 read from it (3728 in all), and 56 output tokens, whatever it is asked.
 """
 
 from __future__ import annotations
@@ -17,6 +24,13 @@ from typing import Any, ClassVar
 
 PROMPT_TOKENS = 1234
 COMPLETION_TOKENS = 56
+OPENAI_CACHED = 1024
+"""The ``EDIT-GREET`` answer's cached prompt tokens, as OpenAI reports them (``prompt_tokens_details``)."""
+DEEPSEEK_HITS = 896
+"""The ``CREATE-NOTES`` answer's cache hits, as DeepSeek reports them (``prompt_cache_hit_tokens``)."""
+ANTHROPIC_USAGE = {"input_tokens": 128, "cache_creation_input_tokens": 1200, "cache_read_input_tokens": 2400,
+                   "output_tokens": COMPLETION_TOKENS}  # fmt: skip
+"""Every ``/v1/messages`` answer's usage: Anthropic's input_tokens count neither cache figure."""
 FENCE = "`" * 3
 
 EDIT_GREET = (
@@ -43,10 +57,25 @@ def _text(content: Any) -> str:
     return ""
 
 
+def usage(kind: str) -> dict[str, Any]:
+    """The chat-completions usage of the scripted answer of ``kind``."""
+    base: dict[str, Any] = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}  # fmt: skip
+    if kind == "edit_greet":
+        return {**base, "prompt_tokens_details": {"cached_tokens": OPENAI_CACHED}}
+    if kind == "create_notes":
+        return {**base, "prompt_cache_hit_tokens": DEEPSEEK_HITS,
+                "prompt_cache_miss_tokens": PROMPT_TOKENS - DEEPSEEK_HITS,
+                "prompt_tokens_details": {"cached_tokens": DEEPSEEK_HITS}}  # fmt: skip
+    return base
+
+
 def choose(body: dict[str, Any]) -> tuple[str, str]:
-    """(kind, text) of the scripted answer to one request."""
+    """(kind, text) of the scripted answer to one request (chat completions, or Anthropic's messages)."""
     messages = body.get("messages") or []
-    system = "\n".join(_text(m.get("content")) for m in messages if m.get("role") == "system").lower()
+    system = "\n".join(
+        [_text(m.get("content")) for m in messages if m.get("role") == "system"] + [_text(body.get("system"))]
+    ).lower()
     users = [_text(m.get("content")) for m in messages if m.get("role") == "user"]
     last = users[-1] if users else ""
     if "commit message" in system:
@@ -79,19 +108,28 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        if not self.path.endswith("/chat/completions"):
+        anthropic = self.path.endswith("/v1/messages")
+        if not self.path.endswith("/chat/completions") and not anthropic:
             self._send_json(404, {"error": {"message": "unknown path"}})
             return
         kind, text = choose(body)
         stream = bool(body.get("stream"))
         users = [_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"]
         Handler.log.append({"model": body.get("model"), "stream": stream, "kind": kind, "users": users})
-        usage = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
-                 "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}  # fmt: skip
+        if anthropic:
+            if stream:  # the tests run Anthropic models with --no-stream only
+                self._send_json(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                                 "message": "scripted: no streaming"}})  # fmt: skip
+                return
+            self._send_json(200, {"id": "msg_scripted", "type": "message", "role": "assistant",
+                                  "model": body.get("model"), "content": [{"type": "text", "text": text}],
+                                  "stop_reason": "end_turn", "stop_sequence": None, "usage": ANTHROPIC_USAGE})  # fmt: skip
+            return
+        answer_usage = usage(kind)
         base = {"id": "chatcmpl-scripted", "created": 1796000000, "model": body.get("model", "gpt-4o")}
         if not stream:
             message = {"role": "assistant", "content": text}
-            self._send_json(200, {**base, "object": "chat.completion", "usage": usage,
+            self._send_json(200, {**base, "object": "chat.completion", "usage": answer_usage,
                                   "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})  # fmt: skip
             return
         self.send_response(200)
@@ -115,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
         for piece in text.splitlines(keepends=True):
             emit({**chunk, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
         emit({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-        emit({**chunk, "choices": [], "usage": usage})
+        emit({**chunk, "choices": [], "usage": answer_usage})
         self.wfile.write(b"data: [DONE]\n\n")
         self.close_connection = True
 

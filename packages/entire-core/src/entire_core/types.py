@@ -131,7 +131,25 @@ class Event:
 
 
 class TokenUsage:
-    """Token counts for a range of a transcript, the answer of ``calculate-tokens``."""
+    """Token counts for a range of a transcript, the answer of ``calculate-tokens``, in Entire's units.
+
+    The Entire CLI's ``TokenUsage`` (``cmd/entire/cli/agent/types/token_usage.go``) adds these up across
+    agents, so each counter means one thing whatever the backend reported. Per model call:
+
+    - ``input_tokens``: fresh prompt tokens, neither read from nor written to a prompt cache;
+    - ``cache_creation_tokens``: prompt tokens written to a cache;
+    - ``cache_read_tokens``: prompt tokens read from a cache;
+    - ``output_tokens``: every generated token once, reasoning (thinking) included;
+    - ``api_call_count``: the model calls counted.
+
+    So ``input_tokens + cache_read_tokens + cache_creation_tokens`` is the prompt size the backend
+    reported for the call, and nothing generated is counted twice. Backends report otherwise (OpenAI's
+    ``prompt_tokens`` and Gemini's ``promptTokenCount`` include the cache reads, Anthropic's
+    ``input_tokens`` excludes both cache figures, some report reasoning apart from output): each agent
+    maps its own, and the contract kit holds each to it (``AgentContract.usage_case``).
+    ``cache_creation_1h_tokens`` (a later field of the CLI's; no agent here fills it) and
+    ``subagent_tokens`` (the subagents' own usage, in the same units) are not among the five.
+    """
 
     __slots__ = (
         "api_call_count",

@@ -103,6 +103,43 @@ class TranscriptCase:
         return f"TranscriptCase({self.path.name}, offset={self.offset})"
 
 
+class UsageCase:
+    """Model calls with cache hits, and cache writes and reasoning where the backend has them, and what
+    ``calculate-tokens`` must answer for them in Entire's units (``entire_core.types.TokenUsage``).
+
+    ``transcript`` holds the calls as the agent records them; ``prompt_tokens`` is the prompt size the
+    backend reported (summed over the calls), which ``input + cache_read + cache_creation`` must equal;
+    ``output_tokens`` every generated token once, the ``reasoning_tokens`` among them included.
+    """
+
+    def __init__(
+        self,
+        transcript: bytes,
+        *,
+        prompt_tokens: int,
+        cache_read_tokens: int,
+        cache_creation_tokens: int,
+        output_tokens: int,
+        reasoning_tokens: int,
+        api_calls: int = 1,
+        offset: int = 0,
+        note: str = "",
+    ) -> None:
+        self.transcript = transcript
+        self.prompt_tokens = prompt_tokens
+        self.cache_read_tokens = cache_read_tokens
+        self.cache_creation_tokens = cache_creation_tokens
+        self.output_tokens = output_tokens
+        self.reasoning_tokens = reasoning_tokens
+        self.api_calls = api_calls
+        self.offset = offset
+        self.note = note
+        """Which backend and what it reported, for the failure message."""
+
+    def __repr__(self) -> str:
+        return f"UsageCase({self.note or 'unnamed'})"
+
+
 class HookCase:
     """A recorded native hook payload and the exact event (or None) ``parse-hook`` must answer."""
 

@@ -13,7 +13,7 @@ of an installed console script to run the same tests black-box, one process per 
 A subclass may skip a standard test only by naming it in ``skip_reasons`` with a reason; overriding a
 standard test method is an error (``test_no_overridden_standard_tests``). Requires pytest.
 
-The kit's data is in ``cases`` (``TranscriptCase``, ``HookCase``, hostile ids, tricky config files),
+The kit's data is in ``cases`` (``TranscriptCase``, ``HookCase``, ``UsageCase``, hostile ids, tricky config files),
 calling and checking answers in ``checks`` (``Env``), and the support window's tests in ``window``
 (``SupportWindowContract``).
 """
@@ -40,6 +40,7 @@ from entire_core.testing.cases import (
     ORIGINALS,
     HookCase,
     TranscriptCase,
+    UsageCase,
 )
 from entire_core.testing.checks import (
     Env,
@@ -321,6 +322,12 @@ class AgentContract:
     def sample_session_bytes(self) -> bytes:
         """Transcript bytes used by the session round trip; agents may return a real transcript."""
         return b'{"test": true}\r\n\xff\xfe not utf-8 \n'
+
+    def usage_case(self) -> UsageCase | None:
+        """Hook for agents with a token calculator: model calls with cache hits (and cache writes and
+        reasoning, where the backend reports them) as the agent records them, and their prompt size and
+        output. Every such agent gives one, or skips ``test_usage_counts_each_prompt_token_once`` with a reason."""
+        return None
 
     def test_write_session_outside_session_dir_is_refused(self, env: Env) -> None:
         outside = env.sandbox.root / "elsewhere" / "x.json"
@@ -813,6 +820,34 @@ class AgentContract:
         if not self.transcript_cases:
             pytest.skip("no recorded transcripts given")
         env.call("prepare-transcript", "--session-ref", str(self.transcript_cases[0].path))
+
+    def test_usage_counts_each_prompt_token_once(self, env: Env) -> None:
+        """Entire's units (``entire_core.types.TokenUsage``): on the agent's own call with cache hits,
+        input + cache_read + cache_creation is the prompt size the backend reported, each cache figure
+        is counted apart, and output holds every generated token once, reasoning included."""
+        self._require("token_calculator")
+        case = self.usage_case()
+        assert case is not None, (
+            f"{type(self).__name__}: give usage_case() (a call with cache hits as {self.agent_cls.name} "
+            "records it), or name this test in skip_reasons with the reason"
+        )
+        assert case.cache_read_tokens > 0, f"{case!r}: the call must read from the cache"
+        assert 0 <= case.reasoning_tokens <= case.output_tokens, f"{case!r}: reasoning is part of the output"
+        flags = ("--offset", str(case.offset))
+        answers = [env.call("calculate-tokens", *flags, stdin=case.transcript)]
+        if self._has("subagent_aware_extractor"):
+            answers.append(
+                env.call("calculate-total-tokens", *flags, "--subagents-dir", "", stdin=case.transcript)
+            )
+        for usage in answers:
+            counted = usage["input_tokens"] + usage["cache_read_tokens"] + usage["cache_creation_tokens"]
+            assert counted == case.prompt_tokens, f"{case!r}: {usage} holds {counted} prompt tokens"
+            assert (usage["cache_read_tokens"], usage["cache_creation_tokens"]) == (
+                case.cache_read_tokens,
+                case.cache_creation_tokens,
+            ), f"{case!r}: {usage}"
+            assert usage["output_tokens"] == case.output_tokens, f"{case!r}: {usage}"
+            assert usage["api_call_count"] == case.api_calls, f"{case!r}: {usage}"
 
     def test_token_calculator_on_odd_input(self, env: Env) -> None:
         self._require("token_calculator")
