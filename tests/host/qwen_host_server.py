@@ -12,6 +12,10 @@ are added, matched first (the step is the number of tool results since the promp
     "edit-three"         read_file late.txt, write_file late.txt (new text) and notes.txt, then text
     "text-only"          one text answer
 
+A call answered with a tool call reports ``openai_api.USAGE`` (100 prompt tokens, 40 cached, 10 out); one
+answered with text, every turn's last, reports ``openai_api.REASONED`` (100 prompt tokens, 60 cached, 40
+out of which 30 reasoning): ``scenarios.QWEN_TOOL_CALL`` and ``QWEN_TEXT_CALL`` are what the host stores.
+
 Run: ``python qwen_host_server.py --port N --workdir REPO --log REQUESTS.jsonl``.
 """
 

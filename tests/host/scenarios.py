@@ -614,13 +614,23 @@ QWEN_PROMPTS = {
     "A2": "RENAME-DELETE: rename hello.txt to greeting.txt, delete old.txt, add second.txt",
 }
 """Gemini's prompts, but for the first two turns (Qwen's ``edit`` needs a ``read_file`` first)."""
-QWEN_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
-             "api_call_count": 1}  # fmt: skip
-"""One scripted model call as the host stores it: 100 prompt - 40 cached, 10 out."""
+QWEN_TOOL_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
+                  "api_call_count": 1}  # fmt: skip
+"""A scripted call answered with a tool call, as the host stores it (``openai_api.USAGE``): 100 prompt
+tokens - 40 cached = 60 input, 40 cache read, 10 out."""
+QWEN_TEXT_CALL = {"input_tokens": 40, "cache_creation_tokens": 0, "cache_read_tokens": 60, "output_tokens": 40,
+                  "api_call_count": 1}  # fmt: skip
+"""A scripted call answered with text (``openai_api.REASONED``): 100 prompt tokens - 60 cached = 40 input,
+60 cache read, 40 out (its completion count, which holds its 30 reasoning tokens: not 40 + 30 = 70)."""
 
 
 def _qwen_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
-    return {k: v * len(requests) for k, v in QWEN_CALL.items()} if requests else None
+    """The usage the host should store for these requests: each by what it was answered with."""
+    if not requests:
+        return None
+    texts = sum(isinstance(r["step"], str) for r in requests)
+    tools = len(requests) - texts
+    return {k: QWEN_TOOL_CALL[k] * tools + QWEN_TEXT_CALL[k] * texts for k in TOKEN_KEYS}
 
 
 def _qwen_subagent(request: dict[str, Any]) -> bool:
