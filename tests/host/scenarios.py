@@ -717,6 +717,22 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
                                          _qwen_usage([r for r in asked if _qwen_subagent(r)]),
                                          [server.ANSWERS["subagent"]]))  # fmt: skip
 
+        # Session C: the agent commits in the session's first turn, whose start (the chat does not exist
+        # at its UserPromptSubmit) is the view's first line; the user commits right after that turn.
+        # Before session B, whose chat the resume below restores (the branch's newest session).
+        c, asked = turn("C1")
+        outcome.sessions["C"] = c
+        agent_commit = next(
+            (sha for sha, subject, _ in outcome.commits() if subject == "agent: first.txt"), ""
+        )
+        outcome.expected.append(Expected("C1-agent-commit", agent_commit, c, [QWEN_PROMPTS["C1"]], ["first.txt"],
+                                         _qwen_usage(asked[:2]), None, []))  # fmt: skip
+        sha = world.commit("C1", ["after.txt"])
+        at_commit("C1", c)
+        # The turn's prompt is in prompt.txt; the transcript's scope starts after the agent's commit.
+        outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _qwen_usage(asked[2:]),
+                                         None, [server.ANSWERS["first-commit"]], []))  # fmt: skip
+
         b, asked = turn("B1")
         outcome.sessions["B"] = b
         outcome.facts["b1_requests"] = asked
@@ -731,21 +747,6 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
                                          ["late.txt", "notes.txt"], _qwen_usage(asked[2:] + asked_b2 + asked_b3), None,
                                          [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")],
                                          [QWEN_PROMPTS["B2"], QWEN_PROMPTS["B3"]]))  # fmt: skip
-
-        # Session C: the agent commits in the session's first turn, whose start (the chat does not exist
-        # at its UserPromptSubmit) is the view's first line; the user commits right after that turn.
-        c, asked = turn("C1")
-        outcome.sessions["C"] = c
-        agent_commit = next(
-            (sha for sha, subject, _ in outcome.commits() if subject == "agent: first.txt"), ""
-        )
-        outcome.expected.append(Expected("C1-agent-commit", agent_commit, c, [QWEN_PROMPTS["C1"]], ["first.txt"],
-                                         _qwen_usage(asked[:2]), None, []))  # fmt: skip
-        sha = world.commit("C1", ["after.txt"])
-        at_commit("C1", c)
-        # The turn's prompt is in prompt.txt; the transcript's scope starts after the agent's commit.
-        outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _qwen_usage(asked[2:]),
-                                         None, [server.ANSWERS["first-commit"]], []))  # fmt: skip
 
         _user_commands(outcome)
         outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b, c)}
