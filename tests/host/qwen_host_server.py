@@ -11,6 +11,11 @@ are added, matched first (the step is the number of tool results since the promp
                          the agent makes in the middle of its turn), write_file late.txt, then text
     "edit-three"         read_file late.txt, write_file late.txt (new text) and notes.txt, then text
     "text-only"          one text answer
+    "first-commit"       as "mid-commit", with first.txt and after.txt (the first turn of a session)
+
+A call answered with a tool call reports ``openai_api.USAGE`` (100 prompt tokens, 40 cached, 10 out); one
+answered with text, every turn's last, reports ``openai_api.REASONED`` (100 prompt tokens, 60 cached, 40
+out of which 30 reasoning): ``scenarios.QWEN_TOOL_CALL`` and ``QWEN_TEXT_CALL`` are what the host stores.
 
 Run: ``python qwen_host_server.py --port N --workdir REPO --log REQUESTS.jsonl``.
 """
@@ -37,9 +42,11 @@ ANSWERS = {
     "edit-three": "Turn three done: late.txt rewritten, notes.txt added.",
     "text-only": "A text-only answer: nothing to change.",
     "subagent": "The subagent wrote sub.txt.",
+    "first-commit": "First-turn commit done: first.txt committed, after.txt written.",
 }
 SHELL_RENAME = "mv hello.txt greeting.txt && rm old.txt"
 SHELL_COMMIT = "git add mid.txt && git commit -q -m 'agent: mid.txt'"
+SHELL_FIRST_COMMIT = "git add first.txt && git commit -q -m 'agent: first.txt'"
 _base_step = api._step
 
 
@@ -69,6 +76,11 @@ def host_step(
                  _shell(SHELL_COMMIT),
                  write("write_file", file_path=f"{workdir}/late.txt", content="written after the agent's commit\n")]  # fmt: skip
         key = "mid-commit"
+    elif "first-commit" in prompt:
+        steps = [write("write_file", file_path=f"{workdir}/first.txt", content="committed by the agent in its first turn\n"),
+                 _shell(SHELL_FIRST_COMMIT),
+                 write("write_file", file_path=f"{workdir}/after.txt", content="written after the agent's commit\n")]  # fmt: skip
+        key = "first-commit"
     elif "edit-three" in prompt:
         steps = [read("late.txt"), write("write_file", file_path=f"{workdir}/late.txt", content="rewritten\n"),
                  write("write_file", file_path=f"{workdir}/notes.txt", content="notes of turn three\n")]  # fmt: skip

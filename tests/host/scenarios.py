@@ -623,15 +623,27 @@ QWEN_PROMPTS = {
     **GEMINI_PROMPTS,
     "A1": "EDIT-ONE: create hello.txt and update README.md",
     "A2": "RENAME-DELETE: rename hello.txt to greeting.txt, delete old.txt, add second.txt",
+    "C1": "FIRST-COMMIT: add first.txt and commit it yourself, then write after.txt",
 }
-"""Gemini's prompts, but for the first two turns (Qwen's ``edit`` needs a ``read_file`` first)."""
-QWEN_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
-             "api_call_count": 1}  # fmt: skip
-"""One scripted model call as the host stores it: 100 prompt - 40 cached, 10 out."""
+"""Gemini's prompts, but for the first two turns (Qwen's ``edit`` needs a ``read_file`` first), and a
+session C whose first turn has the agent's own commit."""
+QWEN_TOOL_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
+                  "api_call_count": 1}  # fmt: skip
+"""A scripted call answered with a tool call, as the host stores it (``openai_api.USAGE``): 100 prompt
+tokens - 40 cached = 60 input, 40 cache read, 10 out."""
+QWEN_TEXT_CALL = {"input_tokens": 40, "cache_creation_tokens": 0, "cache_read_tokens": 60, "output_tokens": 40,
+                  "api_call_count": 1}  # fmt: skip
+"""A scripted call answered with text (``openai_api.REASONED``): 100 prompt tokens - 60 cached = 40 input,
+60 cache read, 40 out (its completion count, which holds its 30 reasoning tokens: not 40 + 30 = 70)."""
 
 
 def _qwen_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
-    return {k: v * len(requests) for k, v in QWEN_CALL.items()} if requests else None
+    """The usage the host should store for these requests: each by what it was answered with."""
+    if not requests:
+        return None
+    texts = sum(isinstance(r["step"], str) for r in requests)
+    tools = len(requests) - texts
+    return {k: QWEN_TOOL_CALL[k] * tools + QWEN_TEXT_CALL[k] * texts for k in TOKEN_KEYS}
 
 
 def _qwen_subagent(request: dict[str, Any]) -> bool:
@@ -716,6 +728,22 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
                                          _qwen_usage([r for r in asked if _qwen_subagent(r)]),
                                          [server.ANSWERS["subagent"]]))  # fmt: skip
 
+        # Session C: the agent commits in the session's first turn, whose start (the chat does not exist
+        # at its UserPromptSubmit) is the view's first line; the user commits right after that turn.
+        # Before session B, whose chat the resume below restores (the branch's newest session).
+        c, asked = turn("C1")
+        outcome.sessions["C"] = c
+        agent_commit = next(
+            (sha for sha, subject, _ in outcome.commits() if subject == "agent: first.txt"), ""
+        )
+        outcome.expected.append(Expected("C1-agent-commit", agent_commit, c, [QWEN_PROMPTS["C1"]], ["first.txt"],
+                                         _qwen_usage(asked[:2]), None, []))  # fmt: skip
+        sha = world.commit("C1", ["after.txt"])
+        at_commit("C1", c)
+        # The turn's prompt is in prompt.txt; the transcript's scope starts after the agent's commit.
+        outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _qwen_usage(asked[2:]),
+                                         None, [server.ANSWERS["first-commit"]], []))  # fmt: skip
+
         b, asked = turn("B1")
         outcome.sessions["B"] = b
         outcome.facts["b1_requests"] = asked
@@ -732,7 +760,7 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
                                          [QWEN_PROMPTS["B2"], QWEN_PROMPTS["B3"]]))  # fmt: skip
 
         _user_commands(outcome)
-        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b)}
+        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b, c)}
         outcome.facts["edited"] = {"README.md"}
         outcome.facts["agent_own_files"] = (".qwen/settings.json",)  # Qwen's "$version" (test_host_qwen)
         outcome.facts["resumed_history"] = [QWEN_PROMPTS["B1"], QWEN_PROMPTS["B3"]]

@@ -17,18 +17,15 @@ from scenarios import Outcome, run_qwen
 
 pytestmark = pytest.mark.host
 
-LABELS = ("A1", "A2", "A3", "B1-agent-commit", "B-end")
-"""Qwen's shell runs git with Entire's hooks, so its own mid-turn commit gets a checkpoint (as Codex's)."""
+LABELS = ("A1", "A2", "A3", "B1-agent-commit", "B-end", "C1-agent-commit", "C1")
+"""Qwen's shell runs git with Entire's hooks, so its own mid-turn commit gets a checkpoint (as Codex's).
+Session B's and C's first turns have the agent's own commit; B is committed only at its end, C right
+after that turn. Their prompts reach ``prompt.txt`` since a turn never starts at line 0 of a view
+(``entire_core.views``: the host reads a turn start of 0 as unset, v0.10.3 ``lifecycle.go``
+``resolveTranscriptOffset``)."""
 
-FIRST_TURN_AT_ZERO = pytest.mark.xfail(
-    strict=True,
-    reason="the host reads a turn start of line 0 as unset (v0.10.3 lifecycle.go resolveTranscriptOffset: "
-    "`TranscriptOffset > 0`) and falls back to checkpoint_transcript_start: a Qwen session's first prompt is "
-    "line 0 (the chat does not exist at its UserPromptSubmit), so after the agent's own commit in that turn "
-    "the host scopes the turn's prompts from the commit's position and prompt.txt misses B1's prompt",
-)
-KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {("prompt", "B-end"): FIRST_TURN_AT_ZERO}
-"""(check, label) pairs that fail for a known fault, with that reason."""
+KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {}
+"""(check, label) pairs that fail for a known fault, with that reason (none left)."""
 SMALL_VIEW_KNOWN: dict[tuple[str, ...], str] = {
     ("B-end", "transcript"): checks.COMMITTED_AT_END,
     ("list_and_explain",): checks.COMMITTED_AT_END,

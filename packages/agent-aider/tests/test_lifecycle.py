@@ -280,12 +280,12 @@ def test_sync_brings_the_launched_sessions_view_to_the_end_of_the_history(tmp_pa
     repo.grow(len(repo.data))
     repo.drain("turn-start", **launcher)
     view = Path(repo.agent.resolve_session_file(repo.agent.get_session_dir(str(tmp_path)), "aider-run-1"))
-    assert view.stat().st_size == 0  # TurnStart's view ends before the prompt
+    assert view.read_bytes() == views.LEAD + b"\n"  # TurnStart's view ends before the prompt, at line 1
     argv = ["--history", str(repo.history), "--session", "aider-run-1"]
     assert (
         events.sync(repo.agent, type(repo.agent).commands["sync"].parse([*argv[:3], "aider-run-other"])) == 0
     )
-    assert view.stat().st_size == 0  # another session's sync leaves this view alone
+    assert view.read_bytes() == views.LEAD + b"\n"  # another session's sync leaves this view alone
     assert events.sync(repo.agent, type(repo.agent).commands["sync"].parse(argv)) == 0
     assert native(view) == repo.data[: repo.data.rindex(b"\n") + 1]  # every complete line, no further
     assert repo.drain(**launcher, turn_over=True) == [(3, "", len(native(view)))]

@@ -110,7 +110,8 @@ class Run:
             # Core keeps one turn whole up to the CLI's limit: over the budget, the view is its
             # snapshot and the current turn, nothing older.
             turn_start = self.turn_start.get(session_id, (0, 0))[1]
-            body = aider_view.view_lines(data)[head:]
+            lead = int(data.startswith(views.LEAD + b"\n"))  # a first TurnStart's view held nothing
+            body = aider_view.view_lines(data)[max(head, lead) :]
             assert len(body) <= len(self.slice(start, upto).split(b"\n")) - 1 - turn_start, (
                 f"read-transcript gave {len(data)} bytes"
             )

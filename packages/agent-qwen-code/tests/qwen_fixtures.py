@@ -12,7 +12,9 @@ four ``qwen -p --yolo`` runs in one session (the later three resume it), each it
    foreground and has no recording of its own: its calls are telemetry records of the parent's file.
 
 Every model call reports 100 prompt tokens (40 cached) and 10 out: by Entire's formula 60 input, 40
-cache read, 10 output.
+cache read, 10 output. (The server reported that for every call when these were captured; it now
+reports reasoning and another cached share for text answers, which ``test_tokens`` and the end-to-end
+tests count.)
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ def test_rewrap_keeps_what_a_line_restates() -> None:
 
 def test_a_first_turn_larger_than_half_the_budget_stays_whole_when_its_file_appears(tmp_path: Path) -> None:
     # Qwen and Gemini create their chat file after the prompt hook: at TurnStart there is no file yet,
-    # the view is empty and the CLI counts the turn from line 0. A rebuild must not cut into that turn.
+    # the view holds only LEAD and the CLI counts the turn from line 1. A rebuild must not cut into that turn.
     owner = Owner(tmp_path, budget=4096)
     native = tmp_path / "late.jsonl"
     path = views.attach(owner, "w-1", str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
@@ -262,7 +262,7 @@ def test_a_first_turn_larger_than_half_the_budget_stays_whole_when_its_file_appe
     views.attach(owner, "w-1", str(native), EventType.TURN_END)  # pyright: ignore[reportArgumentType]
     data = Path(path).read_bytes()
     assert len(data) > 4096 // 2 and views.head_lines_of(data) == 0  # past half the budget, not re-based
-    assert [views.unwrap(line) for line in data.split(b"\n")[:-1]] == lines
+    assert [views.unwrap(line) for line in data.split(b"\n")[:-1]] == [None, *lines]
 
 
 def test_a_turn_ends_larger_in_bytes_than_the_cli_last_stored_the_view(tmp_path: Path) -> None:

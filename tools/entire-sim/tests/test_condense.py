@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
 from entire_sim.lifecycle import builtin_owner, count_lines, slice_from_line
-from sim_helpers import git, make_sim, sample
+from sim_helpers import git, launcher, make_sim, sample
 
 SESSION = Path(__file__).parents[3] / "packages/entire-core/tests/data/sample-session.jsonl"
 
@@ -125,3 +126,56 @@ def test_hooks_on_a_built_in_agents_transcript_are_skipped(repo: Path, bin_dir: 
         builtin_owner("/h/.gemini/tmp/repo/chats/s.json", str(repo), {"HOME": "/h"}) == ""
     )  # 0.39+: by name
     assert builtin_owner("", str(repo), {}) == ""
+
+
+def test_a_turn_start_of_0_is_read_as_none() -> None:
+    """v0.10.3 ``lifecycle.go`` ``resolveTranscriptOffset``: ``TranscriptOffset > 0``, else
+    ``CheckpointTranscriptStart > 0``, else 0."""
+    from entire_sim.lifecycle import resolve_transcript_offset
+
+    assert resolve_transcript_offset(7, {"checkpoint_transcript_start": 3}) == 7
+    assert resolve_transcript_offset(0, {"checkpoint_transcript_start": 3}) == 3
+    assert resolve_transcript_offset(0, {"checkpoint_transcript_start": 0}) == 0
+    assert resolve_transcript_offset(0, {}) == 0
+
+
+QWEN = Path(__file__).parents[3] / "packages/agent-qwen-code/tests/data/v0.24.4"
+
+
+def test_qwens_first_commit_turn_keeps_its_prompt(repo: Path, bin_dir: Path, tmp_path: Path) -> None:
+    """Qwen Code writes its chat after the first prompt's hook: the turn's start is the view's first
+    line. The agent commits during that turn, leaves a file for the user, who commits after the turn:
+    the user's checkpoint holds the turn's prompt (the host's B-end and C1 of ``tests/host``). Before the
+    view's ``LEAD`` the turn started at line 0, which the host reads as none: it read the turn from the
+    agent's commit on, found no prompt, and stored none."""
+    import json
+
+    pytest.importorskip("entire_agent_qwen_code")
+    from entire_sim import gitrefs
+
+    launcher(bin_dir, "qwen-code", "import sys\nfrom entire_agent_qwen_code import main\nsys.exit(main())")
+    sim = make_sim(repo, bin_dir)
+    captured = next((QWEN / "chats").glob("*.jsonl")).read_bytes().split(b"\n")
+    session = next((QWEN / "chats").glob("*.jsonl")).stem
+    chat = tmp_path / "chats" / f"{session}.jsonl"  # not written yet
+    chat.parent.mkdir()
+
+    def payload(name: str, **extra: str) -> bytes:
+        return json.dumps({"session_id": session, "transcript_path": str(chat), "cwd": str(repo),
+                           "hook_event_name": name, **extra}).encode()  # fmt: skip
+
+    prompt = json.loads(captured[0])["message"]["parts"][0]["text"]
+    sim.hook("qwen-code", "user-prompt-submit", payload("UserPromptSubmit", prompt=prompt))
+    chat.write_bytes(b"".join(line + b"\n" for line in captured[:4]))  # the prompt, then a call
+    (repo / "first.txt").write_text("the agent's\n")
+    git(repo, "add", "first.txt")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "agent: first.txt")
+    (repo / "after.txt").write_text("left for the user\n")
+    chat.write_bytes(b"".join(line + b"\n" for line in captured[:8]))  # the turn's end: its answer
+    sim.hook("qwen-code", "stop", payload("Stop"))
+    checkpoint = sim.commit("qwen-code", session)  # the user's commit
+
+    assert checkpoint is not None and checkpoint["files"] == ["after.txt"]
+    assert gitrefs.read(str(repo), checkpoint["checkpoint_id"], "0/prompt.txt") == prompt.encode()
+    agents, turn, _ = (c for c in sim.checkpoints() if c["session_id"] == session)
+    assert (agents["kind"], agents["mid_turn"], turn["turn_offset"]) == ("commit", True, 1)

@@ -121,19 +121,19 @@ def kind(checkpoints: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
 def test_early_notification_does_not_end_the_turn(report: dict[str, Any]) -> None:
     # The CREATE-NOTES turn rang at "Create new file?": its TurnEnd must hold the applied edit.
     checkpoints = kind(report["checkpoints"], "turn")
-    # (the first turn started at position 0, before the view had a line: its end reads from the
-    # checkpoint_transcript_start its commit left, past the edit, as the Entire CLI does: files [] there)
-    assert [c["transcript_files"] for c in checkpoints] == [[], ["NOTES.md"], []]
+    # (the first turn started at line 1, the view's own first line before it: its end reads from there,
+    # its edit included; the Entire CLI reads a start of 0 as none and would read from its commit on)
+    assert [c["transcript_files"] for c in checkpoints] == [["hello.py"], ["NOTES.md"], []]
     # Aider committed each edit during its turn: as the Entire CLI does, that commit was condensed
     # with the session active (a checkpoint of its own, with the files), and the turn saved nothing
     assert [c["files"] for c in checkpoints] == [[], [], []]
     assert [c["files"] for c in kind(report["checkpoints"], "commit")] == [["hello.py"], ["NOTES.md"]]
     assert all(c["mid_turn"] for c in kind(report["checkpoints"], "commit"))
     assert [c["prompt"] for c in checkpoints] == PROMPTS
-    # the condensations cleared prompt.txt, so the edit turns' is what extract-prompts found in the turn:
-    # none for the first, read past its prompt (the host's record has the same: tests/data/host/aider.json);
-    # the answer-only turn's follows the second's, written back by that extraction
-    assert [c["prompt_txt"] for c in checkpoints] == ["", PROMPTS[1], "\n\n---\n\n".join(PROMPTS[1:])]
+    # the condensations cleared prompt.txt, so the edit turns' is what extract-prompts found in the turn
+    # (the host's record has the same: tests/data/host/aider.json); the answer-only turn's follows the
+    # second's, written back by that extraction
+    assert [c["prompt_txt"] for c in checkpoints] == [*PROMPTS[:2], "\n\n---\n\n".join(PROMPTS[1:])]
     # Each turn's transcript is the session's view so far, and a turn starts at the line where the last
     # one ended (positions are lines, as the Entire CLI counts them; the launcher's view is re-based, so
     # its positions only grow).

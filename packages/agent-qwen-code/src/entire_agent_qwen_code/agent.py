@@ -218,7 +218,8 @@ class QwenCodeAgent(
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         from entire_agent_qwen_code import transcript as chats
 
-        return chats.tokens(chats.scope(transcript, offset))
+        before, items = chats.split(transcript, offset)
+        return chats.tokens(items, chats.backends(before))
 
     def extract_all_modified_files(self, transcript: bytes, offset: int, subagents_dir: str) -> list[str]:
         from entire_agent_qwen_code import transcript as chats
@@ -230,11 +231,15 @@ class QwenCodeAgent(
         from entire_agent_qwen_code import paths
         from entire_agent_qwen_code import transcript as chats
 
-        items = chats.scope(transcript, offset)
+        before, items = chats.split(transcript, offset)
+        known = chats.backends(before)
+        own = chats.tokens(items, known)
         recorded = paths.subagent_files(self._subagents_dir(subagents_dir), chats.subagent_calls(items))
         if not recorded:  # before 0.23: the subagents' calls are telemetry of this file
-            return chats.tokens(items).with_subagents([chats.telemetry_subagents(items)[1]])
-        return chats.tokens(items).with_subagents(chats.tokens(self._scope(sub, 0)) for sub in recorded)
+            return own.with_subagents([chats.telemetry_subagents(items)[1]])
+        # A subagent's recording logs no calls: their backends are logged in this file.
+        logged = chats.backends(items, known)
+        return own.with_subagents(chats.tokens(self._scope(sub, 0), logged) for sub in recorded)
 
     def compact_transcript(self, session_ref: str) -> CompactTranscript:
         from entire_agent_qwen_code import compact

@@ -63,11 +63,18 @@ def live(items: list[dict[str, Any]]) -> list[bool]:
     return alive
 
 
-def scope(data: bytes, offset: int) -> list[dict[str, Any]]:
-    """The live records on lines ``offset`` and after (an offset past the end: none)."""
+def split(data: bytes, offset: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The live records on the lines before ``offset``, and those on lines ``offset`` and after."""
     items = records(lines_of(data))
     alive = live(items)
-    return [r for i, r in enumerate(items) if i >= max(offset, 0) and alive[i] and r]
+    at = max(offset, 0)
+    kept = [(i, r) for i, r in enumerate(items) if alive[i] and r]
+    return [r for i, r in kept if i < at], [r for i, r in kept if i >= at]
+
+
+def scope(data: bytes, offset: int) -> list[dict[str, Any]]:
+    """The live records on lines ``offset`` and after (an offset past the end: none)."""
+    return split(data, offset)[1]
 
 
 def _parts(record: dict[str, Any]) -> object:
@@ -139,15 +146,65 @@ def summary(items: Iterable[dict[str, Any]]) -> str:
     return last
 
 
-def tokens(items: Iterable[dict[str, Any]]) -> TokenUsage:
-    """One API call per assistant record with ``usageMetadata`` (telemetry records repeat them, and
-    count the subagents' calls too, so they are not read)."""
+GOOGLE_BACKENDS = frozenset(["gemini", "vertex-ai"])
+"""Auth types whose calls Qwen sends to Google's own API and records as Google reports them: the
+candidates exclude the thoughts. Every other backend's converter (``openai``, ``qwen-oauth``,
+``openai-responses``, ``anthropic``) stores a completion count that already holds the reasoning as the
+candidates, and repeats the reasoning part as the thoughts (the README's table, per version)."""
+
+Backends = dict[str, str]
+"""Model name to the auth type Qwen logged for the latest call to it; ``""`` to that of the latest call."""
+
+
+def logged_call(record: dict[str, Any]) -> tuple[str, str] | None:
+    """``(model, auth type)`` of the ``api_response`` telemetry record Qwen writes for each model call,
+    just before the call's assistant record (in 0.15.6 to 0.24.4 alike); None for any other record."""
+    if record.get("type") != "system" or record.get("subtype") != "ui_telemetry":
+        return None
+    event = obj(obj(record.get("systemPayload")).get("uiEvent"))
+    auth = text(event.get("auth_type"))
+    if event.get("event.name") != "qwen-code.api_response" or not auth:
+        return None
+    return text(event.get("model")), auth
+
+
+def backends(items: Iterable[dict[str, Any]], known: Backends | None = None) -> Backends:
+    """``known`` updated with the model calls logged in ``items`` (``logged_call``)."""
+    seen = dict(known or {})
+    for r in items:
+        _note(seen, r)
+    return seen
+
+
+def _note(seen: Backends, record: dict[str, Any]) -> None:
+    logged = logged_call(record)
+    if logged is not None:
+        seen[logged[0]] = seen[""] = logged[1]
+
+
+def usage_of(record: dict[str, Any], seen: Backends) -> TokenUsage | None:
+    """One model call from an assistant record's ``usageMetadata``, by the backend that answered it: the
+    auth type logged for its model (``seen``), else for the latest call; a call with none logged is
+    counted as every backend but Google's counts (the candidates hold the thoughts)."""
     from entire_core.genai import usage_metadata
+
+    if record.get("type") != "assistant":
+        return None
+    auth = seen.get(text(record.get("model")), seen.get("", ""))
+    return usage_metadata(record.get("usageMetadata"), thoughts_in_candidates=auth not in GOOGLE_BACKENDS)
+
+
+def tokens(items: Iterable[dict[str, Any]], known: Backends | None = None) -> TokenUsage:
+    """One API call per assistant record with ``usageMetadata`` (telemetry records repeat them, and
+    count the subagents' calls too, so they are not counted), each by the backend Qwen logged for it
+    (``known``: the calls logged before ``items``)."""
     from entire_core.types import TokenUsage
 
+    seen = dict(known or {})
     total = TokenUsage()
     for r in items:
-        call = usage_metadata(r.get("usageMetadata")) if r.get("type") == "assistant" else None
+        _note(seen, r)
+        call = usage_of(r, seen)
         if call is not None:
             total += call
     return total
@@ -180,7 +237,8 @@ def telemetry_subagents(items: list[dict[str, Any]]) -> tuple[list[str], TokenUs
             total += call_usage(prompt=integer(event.get("input_token_count")),
                                 cached=integer(event.get("cached_content_token_count")),
                                 output=integer(event.get("output_token_count")),
-                                thoughts=integer(event.get("thoughts_token_count")))  # fmt: skip
+                                thoughts=integer(event.get("thoughts_token_count")),
+                                thoughts_in_candidates=text(event.get("auth_type")) not in GOOGLE_BACKENDS)  # fmt: skip
         path = text(obj(event.get("function_args")).get("file_path"))
         if name == "qwen-code.tool_call" and event.get("function_name") in WRITING_TOOLS and path:
             files.update({path: None} if event.get("success") is True else {})

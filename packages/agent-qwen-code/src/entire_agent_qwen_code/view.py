@@ -22,11 +22,20 @@ from __future__ import annotations
 from entire_core import _json, views
 from entire_core.jsonvalues import array, obj, text
 
-from entire_agent_qwen_code.transcript import SUBAGENT_TOOLS, WRITING_TOOLS, live, prompt_of, records
+from entire_agent_qwen_code.transcript import (
+    SUBAGENT_TOOLS,
+    WRITING_TOOLS,
+    backends,
+    live,
+    prompt_of,
+    records,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from entire_agent_qwen_code.transcript import Backends
 
 
 class QwenView(views.ViewFormat):
@@ -35,10 +44,15 @@ class QwenView(views.ViewFormat):
     unit = views.LINES
     wrap = True
 
+    def __init__(self) -> None:
+        self.logged: Backends = {}
+        """The backends of the model calls logged in the lines mapped so far (``transcript.backends``)."""
+
     def record(self, value: Any) -> tuple[str, list[dict[str, Any]], str | None] | None:
         from entire_core.genai import function_calls, response_text, text_of
 
         r = obj(value)
+        self.logged = backends([r], self.logged)
         stamp = r.get("timestamp") if isinstance(r.get("timestamp"), str) else None
         parts = obj(r.get("message")).get("parts")
         results = [obj(obj(p).get("functionResponse")) for p in array(parts) if "functionResponse" in obj(p)]
@@ -59,11 +73,11 @@ class QwenView(views.ViewFormat):
         return "assistant", found, stamp
 
     def message_extra(self, value: Any) -> dict[str, Any]:
-        from entire_core.genai import usage_metadata
+        from entire_agent_qwen_code.transcript import usage_of
 
         r = obj(value)
         extra: dict[str, Any] = {"id": text(r.get("uuid"))}
-        call = usage_metadata(r.get("usageMetadata"))
+        call = usage_of(r, self.logged)
         if call is not None:
             extra["usage"] = {"input_tokens": call.input_tokens, "output_tokens": call.output_tokens}
         return extra

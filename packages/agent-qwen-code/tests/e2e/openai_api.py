@@ -13,9 +13,10 @@ picks a script; the number of tool results since that prompt picks the step:
     <task-notification>...   (a background subagent finished) text
     anything else            a short text answer
 
-Every call reports the same usage (``USAGE``), so tests can expect exact token counts, and streams a
-final usage chunk (Qwen asks for ``stream_options.include_usage``). Every request is appended to the
-log file as one JSON line.
+A call that answers with a tool call reports ``USAGE``; one that answers with text (the turn's last
+call) reports ``REASONED``, with reasoning and another share read from the cache, so tests can expect
+exact token counts per kind of call (``usage``). Each streams a final usage chunk (Qwen asks for
+``stream_options.include_usage``). Every request is appended to the log file as one JSON line.
 """
 
 from __future__ import annotations
@@ -35,7 +36,23 @@ USAGE = {
     "total_tokens": 110,
     "prompt_tokens_details": {"cached_tokens": 40},
 }
-"""Usage of every scripted model call: 100 in (40 of them cached), 10 out."""
+"""Usage of a call that answers with a tool call: 100 in (40 of them cached), 10 out."""
+REASONED = {
+    "prompt_tokens": 100,
+    "completion_tokens": 40,
+    "total_tokens": 140,
+    "prompt_tokens_details": {"cached_tokens": 60},
+    "completion_tokens_details": {"reasoning_tokens": 30},
+}
+"""Usage of a call that answers with text: 100 in (60 of them cached), 40 out, 30 of which reasoning
+(an OpenAI completion count includes its reasoning tokens)."""
+
+
+def usage(step: tuple[str, dict[str, Any]] | str) -> dict[str, Any]:
+    """The usage a call reports: ``REASONED`` for a text answer, ``USAGE`` for a tool call."""
+    return REASONED if isinstance(step, str) else USAGE
+
+
 SUBTASK = "Write sub.txt task: create sub.txt containing sub"
 
 
@@ -124,7 +141,7 @@ def _chunks(step: tuple[str, dict[str, Any]] | str, n: int, model: str) -> list[
     return [
         {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
-        {**base, "choices": [], "usage": USAGE},
+        {**base, "choices": [], "usage": usage(step)},
     ]
 
 
@@ -164,7 +181,7 @@ def serve(port: int, workdir: str, log_path: str) -> ThreadingHTTPServer:
             if not isinstance(step, str):
                 message["tool_calls"] = _chunks(step, n, model)[0]["choices"][0]["delta"]["tool_calls"]
             answer = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1780000000, "model": model,
-                      "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": USAGE}  # fmt: skip
+                      "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": usage(step)}  # fmt: skip
             data = json.dumps(answer).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -42,10 +42,19 @@ BACKGROUND = (0, 23, 0)
 """From here the ``agent`` tool runs subagents in the background (seen in 0.23.4, not in 0.15.6)."""
 
 
-def calls(n: int, **sub: Any) -> dict[str, Any]:
-    """Usage of ``n`` scripted calls as the simulator records it (every field present)."""
-    return {"input_tokens": 60 * n, "cache_creation_tokens": 0, "cache_read_tokens": 40 * n, "output_tokens": 10 * n,
-            "api_call_count": n, "cache_creation_1h_tokens": 0, "subagent_tokens": sub.get("subagent_tokens")}  # fmt: skip
+def calls(tools: int, texts: int, **sub: Any) -> dict[str, Any]:
+    """Usage of ``tools`` scripted calls answering with a tool call and ``texts`` answering with text, as
+    the simulator records it (every field present).
+
+    A tool call's usage (``openai_api.USAGE``): 100 prompt tokens, 40 cached, 10 completion tokens, so
+    input = 100 - 40 = 60, cache read = 40, output = 10. A text answer's (``openai_api.REASONED``): 100
+    prompt tokens, 60 cached, 40 completion tokens of which 30 reasoning, so input = 100 - 60 = 40, cache
+    read = 60, output = 40 (the reasoning is inside the completion: not 40 + 30 = 70).
+    """
+    return {"input_tokens": 60 * tools + 40 * texts, "cache_creation_tokens": 0,
+            "cache_read_tokens": 40 * tools + 60 * texts, "output_tokens": 10 * tools + 40 * texts,
+            "api_call_count": tools + texts, "cache_creation_1h_tokens": 0,
+            "subagent_tokens": sub.get("subagent_tokens")}  # fmt: skip
 
 
 def init_repo(repo: Path) -> None:
@@ -163,19 +172,24 @@ def test_turn_files_prompts_and_tokens(scenario: Scenario) -> None:
     read, edit, delete, sub = turns[:4]
     # the CLI counts tokens only for a turn that changed files; the read changed none
     assert (read["transcript_files"], read["tokens"]) == ([], None)
-    assert (edit["transcript_files"], edit["tokens"]) == (["notes.txt"], calls(3))
-    assert (delete["transcript_files"], delete["tokens"]) == ([], calls(2))
+    # edit: read_file, edit, then the answer; delete: the shell's rm, then the answer
+    assert (edit["transcript_files"], edit["tokens"]) == (["notes.txt"], calls(2, 1))
+    assert (delete["transcript_files"], delete["tokens"]) == ([], calls(1, 1))
     assert read["turn_offset"] < edit["turn_offset"] < delete["turn_offset"] < sub["turn_offset"]
     if not scenario.background:
         assert turns[4:] == []
-        assert (sub["transcript_files"], sub["tokens"]) == (["sub.txt"], calls(2, subagent_tokens=calls(2)))
+        # the agent call and the answer; the subagent's write_file and its answer
+        want = calls(1, 1, subagent_tokens=calls(1, 1))
+        assert (sub["transcript_files"], sub["tokens"]) == (["sub.txt"], want)
         return
     # A background subagent's result brings a second Stop, with no prompt before it: the CLI then ends a
     # turn again from the session's start (no commit yet), whose files and tokens hold the subagent's.
     (again,) = turns[4:]
     assert again["prompt"] == "" and again["turn_offset"] == 0
     assert again["transcript_files"] == ["notes.txt", "sub.txt"]
-    assert again["tokens"] == calls(10, subagent_tokens=calls(2))
+    # every main call since the start: read 1 tool + 1 text, edit 2 + 1, delete 1 + 1, and the subagent
+    # turn's agent call, its answer and the answer to the notification (1 + 2): 5 tools, 5 texts
+    assert again["tokens"] == calls(1 + 2 + 1 + 1, 1 + 1 + 1 + 2, subagent_tokens=calls(1, 1))
 
 
 def test_a_chat_restored_from_a_rebased_view_resumes_with_every_prompt(

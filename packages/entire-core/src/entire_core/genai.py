@@ -76,24 +76,34 @@ def without_inline_data(value: Any) -> Any:
     return {k: without_inline_data(v) for k, v in d.items()}
 
 
-def call_usage(*, prompt: int, cached: int, output: int, thoughts: int = 0, tool: int = 0) -> TokenUsage:
+def call_usage(
+    *,
+    prompt: int,
+    cached: int,
+    output: int,
+    thoughts: int = 0,
+    tool: int = 0,
+    thoughts_in_candidates: bool = False,
+) -> TokenUsage:
     """One model call by Entire's formula for GenAI counts.
 
     The prompt count includes the cached tokens: input = prompt - cached + tool-use prompt, cache read =
-    cached, output = candidates + thoughts.
+    cached. Output is every generated token once: candidates + thoughts where the candidates exclude the
+    thoughts (Google's API), the candidates alone where they already hold them (``thoughts_in_candidates``:
+    a completion count converted from another API, whose reasoning part is repeated as the thoughts).
     """
     from entire_core.types import TokenUsage
 
     return TokenUsage(
         input_tokens=prompt - cached + tool,
         cache_read_tokens=cached,
-        output_tokens=output + thoughts,
+        output_tokens=output if thoughts_in_candidates else output + thoughts,
         api_call_count=1,
     )
 
 
-def usage_metadata(metadata: object) -> TokenUsage | None:
-    """One model call from a ``usageMetadata`` object, or None when there is none."""
+def usage_metadata(metadata: object, *, thoughts_in_candidates: bool = False) -> TokenUsage | None:
+    """One model call from a ``usageMetadata`` object, or None when there is none (``call_usage``)."""
     m = obj(metadata)
     if not m:
         return None
@@ -103,4 +113,5 @@ def usage_metadata(metadata: object) -> TokenUsage | None:
         output=integer(m.get("candidatesTokenCount")),
         thoughts=integer(m.get("thoughtsTokenCount")),
         tool=integer(m.get("toolUsePromptTokenCount")),
+        thoughts_in_candidates=thoughts_in_candidates,
     )

@@ -30,6 +30,11 @@ count as ``checkpoint_transcript_start`` and slices the view by it itself.
   ``calculate-tokens`` adds back (a session committed only at its end, far past the budget).
 - An offset inside the header means the body's start; one past the end means the end (or, for a
   view upgraded from v1 while a turn was in progress, that turn's first line: ``resume``).
+- A turn never starts at line 0 of a wrapped view, which the CLI reads as no start at all: a wrapped
+  view that holds nothing when a turn starts (the agent writes its file after the prompt's hook) gets
+  ``LEAD``, a line of its own, first; line N is then the session's line N - 1, and a header keeps
+  ``LEAD`` as its first line, the session's first line as its first snapshot record. Views that started
+  with a line of the agent's (all those of earlier releases) keep line N = line N.
 - At TurnEnd a view may end with spaces after its last line (``View.turn_ended``): the CLI judges an
   idle session's new work by the view's size in bytes, and a re-based view is smaller than the one it
   last stored. The CLI counts no line there; every reader here reads lines, and the next append
@@ -107,6 +112,13 @@ KEEP_SECONDS = 14 * 24 * 3600
 VERSION = 2
 MARKER_PREFIX = b'{"type":"entire_view","v":2,"body":'
 """How the header's marker line starts; it follows the padding and precedes the snapshot records."""
+LEAD = b'{"type":"entire_view","v":2,"lead":1}'
+"""The first line of a wrapped view that held no line when a turn started (``View.turn_started``): that
+turn starts at line 1, not 0, which the CLI reads as no start at all (v0.10.3 ``lifecycle.go``,
+``resolveTranscriptOffset``: ``TranscriptOffset > 0``, else ``checkpoint_transcript_start``). The view's
+line N is then the session's line N - 1."""
+VIEW_LINE = b'{"type":"entire_view",'
+"""How the view's own lines start (the marker, ``LEAD``): no record of the agent's."""
 TAG_PREFIX = b"entire-view:v1:"
 """What v1 headers carried (read only to recognise a v1 view)."""
 _BLOCK = 1 << 20
@@ -309,12 +321,12 @@ def rewrap(line: bytes, native: bytes) -> bytes:
 
 
 def unwrap(line: bytes) -> bytes | None:
-    """The native line a wrapped view line carries; None for header padding and the marker.
+    """The native line a wrapped view line carries; None for header padding, the marker and ``LEAD``.
 
     A line that is not a wrapped record is returned as it is (a native view's own lines).
     """
     stripped = line.strip()
-    if not stripped or stripped.startswith(MARKER_PREFIX):
+    if not stripped or stripped.startswith(VIEW_LINE):
         return None
     if b'"native' not in line:
         return line
@@ -344,19 +356,19 @@ def unwrap(line: bytes) -> bytes | None:
 
 
 def native_lines(lines: Iterator[bytes] | list[bytes], wrapped: bool) -> Iterator[bytes]:
-    """The agent's own lines in view lines: unwrapped (wrapped views), header padding and marker skipped."""
+    """The agent's own lines in view lines: unwrapped (wrapped views), the view's own lines skipped."""
     for line in lines:
         if wrapped:
             native = unwrap(line)
             if native is not None:
                 yield native
-        elif line.strip() and not line.startswith(MARKER_PREFIX):
+        elif line.strip() and not line.startswith(VIEW_LINE):
             yield line
 
 
 def lines_as_native(lines: Iterable[bytes]) -> Iterator[bytes]:
     """Each view line as the agent's own line, one for one (line N stays line N): wrapped lines
-    unwrapped, header padding and the marker as empty lines. For text formats, whose parsers count lines."""
+    unwrapped, header padding, the marker and ``LEAD`` as empty lines. For text formats, whose parsers count lines."""
     for line in lines:
         native = unwrap(line)
         yield b"" if native is None else native
@@ -369,7 +381,7 @@ def unpadded(data: bytes) -> bytes:
 
 
 def native_bytes(data: bytes, wrapped: bool) -> bytes:
-    """The agent's own file restored from view bytes (``write-session``): header padding and marker dropped."""
+    """The agent's own file restored from view bytes (``write-session``): the view's own lines dropped."""
     if not data or (wrapped and not data.startswith(b'{"type":"')):
         return data  # not a wrapped view (a mirror of a file the format does not view): as it is
     lines = data.split(b"\n")
@@ -381,7 +393,7 @@ def native_bytes(data: bytes, wrapped: bool) -> bytes:
             native = unwrap(line)
             if native is not None:
                 out.append(native + b"\n")
-        elif i == 0 or i >= body or (line.strip() and not line.startswith(MARKER_PREFIX)):
+        elif (i == 0 and line != LEAD) or i >= body or (line.strip() and not line.startswith(VIEW_LINE)):
             out.append(line + b"\n")
     if tail.strip():  # not the spaces ``View.turn_ended`` may leave after the last line
         out.append(unwrap(tail) or b"" if wrapped else tail)
@@ -792,8 +804,9 @@ class View:
             native, start = self.native, int(m["native_start"])
         native = os.path.abspath(native)
         if m and not self._recover():
-            self.meta = {}  # the same file, the view lost: line N is native line N again
-            self._rebuild(native, start, upto)
+            lead = bool(m.get("lead"))
+            self.meta = {}  # the same file, the view lost: line N is native line N (N - 1 after LEAD) again
+            self._rebuild(native, start, upto, lead=lead)
             return
         if not m or m.get("native") != native or int(m.get("native_start", 0)) != start:
             self._rebuild(native, start, upto, new=True)
@@ -856,19 +869,30 @@ class View:
         self._rebuild(native, start, upto, new=True, resume_at=turn_native if turn_native is not None else -1)
 
     def _rebuild(
-        self, native: str, start: int, upto: int | None, *, new: bool = False, resume_at: int | None = None
+        self,
+        native: str,
+        start: int,
+        upto: int | None,
+        *,
+        new: bool = False,
+        resume_at: int | None = None,
+        lead: bool | None = None,
     ) -> None:
         """Make the view anew from ``native``: a header restating what no longer fits, then the recent tail.
 
         Line N of the view is line N of the native file's session (shifted past the old view's end when
-        one is replaced). ``resume_at`` (a v1 upgrade): the
+        one is replaced), or N - 1 in a view that starts with ``LEAD`` (``lead``; by default, when the
+        view replaced did). ``resume_at`` (a v1 upgrade): the
         native byte where a turn in progress starts (-1: none), where offsets past the end resume.
         """
         # A view made anew after another (the agent replaced its file) starts its body no earlier than
         # where the old one ended: a line the CLI stored for the old view never points into the new body.
         floor = self.lines() if self.meta else 0
+        shift = int(bool(self.meta.get("lead")) if lead is None else lead)
         turn_line = self._turn_line(native, start)
         m: dict[str, Any] = {"native": native, "native_start": start, "follow": upto is None, "turn": -1}
+        if shift:
+            m["lead"] = 1
         self.meta = m
         st: os.stat_result | None
         try:
@@ -886,32 +910,35 @@ class View:
             cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
         if resume_at is not None and resume_at >= 0 and end - resume_at <= self.budget.total:
             cut = min(cut, resume_at)  # the turn in progress stays whole
-        turn_at = _byte_of_line(native, start, turn_line) if turn_line is not None else None
+        turn_at = _byte_of_line(native, start, max(0, turn_line - shift)) if turn_line is not None else None
         if turn_at is not None and turn_at < cut and end - turn_at <= HARD_LIMIT:
             cut = turn_at  # the turn in progress stays whole (its start is where the CLI counts from)
         lines_before = _lines_between(native, start, cut) if cut > start else 0
         stored = self.host_start()
-        if stored is not None and stored < lines_before:
-            at = _byte_of_line(native, start, stored)
+        if stored is not None and stored - shift < lines_before:
+            at = _byte_of_line(native, start, max(0, stored - shift))
             if end - at + self._snapshot_room() <= self.budget.total:
-                cut, lines_before = at, stored
-        header: list[bytes] = []
-        opening = _first_line(native, start) if st is not None and floor > lines_before else None
+                cut, lines_before = at, max(0, stored - shift)
+        header: list[bytes] = [LEAD] if shift else []
+        opening = _first_line(native, start) if st is not None and floor > lines_before + shift else None
         if opening is not None:
             cut = max(cut, start + len(opening))
-            lines_before = max(_lines_between(native, start, cut), floor)
+            lines_before = max(_lines_between(native, start, cut), floor - shift)
         if lines_before >= 2 and st is not None:
             first = (_first_line(native, start) or b"\n")[:-1].removesuffix(b"\r")
             header = self._fitted_header(
-                lines_before,
-                first,
-                lambda limit: self._snapshot(native, start, cut, first, limit),
-                wrapped_first=False,
+                lines_before + shift,
+                LEAD if shift else first,
+                lambda limit: self._snapshot(native, start, cut, first, limit, keep_first=bool(shift)),
+                wrapped_first=bool(shift),
+                lead=bool(shift),
             )
         else:
             cut = start
         head = b"".join(line + b"\n" for line in header)
-        m.update(head_lines=len(header), head_bytes=len(head), native_end=cut)
+        # A view of LEAD alone has no header: its body starts at line 0.
+        body = len(header) if len(header) > shift else 0
+        m.update(head_lines=body, head_bytes=len(head) if body else 0, native_end=cut)
         self._write_whole(head, len(header))
         if end > cut:
             self._append(native, cut, end)
@@ -961,26 +988,35 @@ class View:
         self._write_whole(new, self.lines())
 
     def _fitted_header(
-        self, lines: int, first: bytes, records_for: Callable[[int], list[bytes]], *, wrapped_first: bool
+        self,
+        lines: int,
+        first: bytes,
+        records_for: Callable[[int], list[bytes]],
+        *,
+        wrapped_first: bool,
+        lead: bool = False,
     ) -> list[bytes]:
         """The header of ``lines`` lines, its snapshot records asked of the format within the snapshot's
         room (``records_for(limit)``); asked again with less when wrapping took them past that room."""
         room = self._snapshot_room()
-        header = self._header(lines, first, records_for(room), wrapped_first=wrapped_first)
+        header = self._header(lines, first, records_for(room), wrapped_first=wrapped_first, lead=lead)
         size = sum(len(line) + 1 for line in header)
         if self.fmt.wrap and size > room:
             smaller = max(MIN_BUDGET // 4, room * room // size)
-            header = self._header(lines, first, records_for(smaller), wrapped_first=wrapped_first)
+            header = self._header(lines, first, records_for(smaller), wrapped_first=wrapped_first, lead=lead)
         return header
 
-    def _snapshot(self, path: str, start: int, end: int, first: bytes, limit: int) -> list[bytes]:
-        """The agent's snapshot records (native lines) restating ``path[start:end]``, its first line dropped."""
+    def _snapshot(
+        self, path: str, start: int, end: int, first: bytes, limit: int, *, keep_first: bool = False
+    ) -> list[bytes]:
+        """The agent's snapshot records (native lines) restating ``path[start:end]``, its first line dropped
+        (the header's first line) unless ``keep_first`` (a header that starts with ``LEAD``)."""
         if start:
             # The agent's snapshot reads a file that starts with the session: hand it one.
             scratch = self.path + ".native"
             _copy_range(path, start, end, scratch)
             try:
-                return self._snapshot(scratch, 0, end - start, first, limit)
+                return self._snapshot(scratch, 0, end - start, first, limit, keep_first=keep_first)
             finally:
                 from entire_core import fsutil
 
@@ -990,23 +1026,33 @@ class View:
             from entire_core.errors import AgentError
 
             raise AgentError(f"{self.agent.name}: the view snapshot does not start with the session header")
-        return records[1:]
+        return records if keep_first else records[1:]
 
-    def _header(self, lines: int, first: bytes, records: list[bytes], *, wrapped_first: bool) -> list[bytes]:
-        """Exactly ``lines`` header lines: the first line, padding, the marker, the last snapshot records that fit."""
+    def _header(
+        self, lines: int, first: bytes, records: list[bytes], *, wrapped_first: bool, lead: bool = False
+    ) -> list[bytes]:
+        """Exactly ``lines`` header lines: the first line, padding, the marker, the last snapshot records that fit.
+
+        After ``LEAD`` (``lead``, ``first``) the session's first line is the snapshot's first record, kept
+        whenever there is room for one record (``qwen --resume`` checks the session's first record).
+        """
         room = lines - 2
+        pinned: list[bytes] = []
+        if lead and records and room > 0:
+            pinned, records, room = records[:1], records[1:], room - 1
         if room <= 0:
             kept: list[bytes] = []
         elif room < len(records):  # the format's leading records that must stay, then the newest ones
-            lead = min(self.fmt.snapshot_keep_first, room - 1)
-            kept = records[:lead] + records[len(records) - (room - lead) :]
+            keep = min(self.fmt.snapshot_keep_first, room - 1)
+            kept = records[:keep] + records[len(records) - (room - keep) :]
         else:
             kept = records
+        kept = pinned + kept
         if self.fmt.wrap:
             if not wrapped_first:
                 first = wrap(self.fmt, first, kind=NATIVE)
             kept = [wrap(self.fmt, r, kind=NATIVE) for r in kept]
-        return [first] + [b""] * (room - len(kept)) + [marker(lines)] + kept
+        return [first] + [b""] * (lines - 2 - len(kept)) + [marker(lines)] + kept
 
     def _write_whole(self, data: bytes, lines: int) -> None:
         """Replace the view with ``data`` through ``<view>.next``, committing through the metadata."""
@@ -1104,12 +1150,21 @@ class View:
     # -- the budget ----------------------------------------------------------------------------------------
 
     def turn_started(self) -> None:
-        """A turn starts: re-base when the view holds more than half its budget, then mark the turn."""
+        """A turn starts: re-base when the view holds more than half its budget, then mark the turn.
+
+        A wrapped view that holds nothing yet (the agent writes its file after the prompt's hook) gets
+        ``LEAD`` as its first line, so that the turn starts at line 1: the CLI reads a start of 0 as none
+        and counts the turn from its ``checkpoint_transcript_start``, which a commit the agent makes in
+        that turn moves past the turn's prompt. A native view's lines are all the agent's own.
+        """
         m = self.meta
         if m.get("mirror"):
             return  # a whole copy of a file the format does not view: nothing to re-base
         if int(m.get("view_size", 0)) > self.budget.total // REBASE_AT:
             self._rebase(int(m["view_size"]))
+        if self.fmt.wrap and int(m.get("view_size", 0)) == 0 and m:
+            m["lead"] = 1
+            self._write_whole(LEAD + b"\n", 1)
         m["turn"] = int(m["view_size"])
         self._save()
 
@@ -1175,8 +1230,9 @@ class View:
             head = int(m["head_bytes"]) if stored <= int(m.get("head_lines", 0)) else self._snapshot_room()
             if size - at + head <= self.budget.total:
                 cut, lines = at, stored
-        if lines < 2 or lines <= int(m.get("head_lines", 0)):
-            return
+        lead = bool(m.get("lead"))
+        if lines < 2 + lead or lines <= int(m.get("head_lines", 0)):
+            return  # (after LEAD, a header holds at least the session's first line)
         carried_from = stored if stored is not None and stored < lines else None
         before = None
         if carried_from is not None:
@@ -1192,13 +1248,17 @@ class View:
                     if native is not None:
                         out.write(native + b"\n")
             try:
-                native_first = unwrap(first) or b""
+                if lead:  # the session's first line follows LEAD
+                    native_first = (_first_line(scratch, 0) or b"\n")[:-1].removesuffix(b"\r")
+                else:
+                    native_first = unwrap(first) or b""
                 size = os.path.getsize(scratch)
                 header = self._fitted_header(
                     lines,
                     first,
-                    lambda limit: self._snapshot(scratch, 0, size, native_first, limit),
+                    lambda limit: self._snapshot(scratch, 0, size, native_first, limit, keep_first=lead),
                     wrapped_first=True,
+                    lead=lead,
                 )
             finally:
                 from entire_core import fsutil
@@ -1343,12 +1403,14 @@ class View:
             native_size = 0
         head = head_lines_of(data)
         self.legacy = {}
+        lead = data.split(b"\n", 1)[0].removesuffix(b"\r") == LEAD
         self.meta = {
             # Bytes that do not end a line cannot be followed: the agent's next record would join them.
             "native": os.path.abspath(native), "native_id": native_id, "native_start": 0,
             "follow": data.endswith(b"\n") or not data,
             "native_end": native_size, "turn": -1,
             "head_lines": head, "head_bytes": _byte_of_line_data(data, head),
+            **({"lead": 1} if lead else {}),
         }  # fmt: skip
         self.meta["native_mark"] = _mark(native, 0, native_size)
         if native_id is not None and not self.fmt.accepts(native):

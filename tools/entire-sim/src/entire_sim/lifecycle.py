@@ -217,7 +217,7 @@ class HookRun:
         transcript = self.plugin.run("read-transcript", "--session-ref", ref).stdout
         pre_prompt = self.state.tmp(f"pre-prompt-{session_id}")
         pre_offset = int((pre_prompt or {}).get("transcript_offset", 0))
-        offset = pre_offset or int(session["checkpoint_transcript_start"]) or 0
+        offset = resolve_transcript_offset(pre_offset, session)
         prompt_file = self.state.metadata(session_id) / "prompt.txt"
         prompt = prompt_file.read_text(encoding="utf-8") if prompt_file.exists() else ""
         turn_prompt = (pre_prompt or {}).get("prompt", "")
@@ -656,6 +656,19 @@ def condensed_usage(session: dict[str, Any], usage: dict[str, Any] | None) -> di
     if "subagent_tokens" not in usage and window.get("subagent_tokens") is not None:
         return {**usage, "subagent_tokens": window["subagent_tokens"]}
     return usage
+
+
+def resolve_transcript_offset(turn_start: int, session: dict[str, Any]) -> int:
+    """Where TurnEnd reads prompts and files from, as v0.10.3's ``resolveTranscriptOffset``
+    (``cmd/entire/cli/lifecycle.go``): the position TurnStart got (the pre-prompt state's
+    ``TranscriptOffset``) only when it is ``> 0``, else the session's ``checkpoint_transcript_start`` when
+    that is ``> 0``, else 0. A turn that started at line 0 is read from where the last condensation left
+    the session, past the turn's prompt when the agent committed during the turn. (Its tokens are counted
+    from the TurnStart position as it is: ``transcriptLinesAtStart`` has no such fallback.)"""
+    if turn_start > 0:
+        return turn_start
+    start = int(session.get("checkpoint_transcript_start") or 0)
+    return start if start > 0 else 0
 
 
 def count_lines(data: bytes) -> int:
