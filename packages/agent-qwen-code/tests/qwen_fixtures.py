@@ -19,6 +19,7 @@ tests count.)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,32 @@ CAPTURES = [
     Capture("0.23.4", main_calls=10, turn_starts=[0, 8, 21, 29], summary="The subagent wrote sub.txt."),
     Capture("0.24.4", main_calls=10, turn_starts=[0, 8, 21, 29], summary="The subagent wrote sub.txt."),
 ]
+
+
+# Model calls as Qwen records them, for the token tests and the contract kit's usage case.
+_LINES = CAPTURES[-1].chat.read_bytes().split(b"\n")
+PROMPT, TELEMETRY, ASSISTANT = (json.loads(_LINES[i]) for i in (0, 2, 3))
+assert TELEMETRY["systemPayload"]["uiEvent"]["event.name"] == "qwen-code.api_response"
+assert ASSISTANT["type"] == "assistant" and "usageMetadata" in ASSISTANT
+
+
+def call(n: int, usage: dict[str, int], auth: str, model: str = "qwen-scripted") -> list[dict[str, Any]]:
+    """Model call ``n`` as Qwen records it: the telemetry record of the call, then its assistant record."""
+    event = {**TELEMETRY["systemPayload"]["uiEvent"], "response_id": f"r-{n}", "model": model, "auth_type": auth,
+             "input_token_count": usage.get("promptTokenCount", 0),
+             "output_token_count": usage.get("candidatesTokenCount", 0),
+             "cached_content_token_count": usage.get("cachedContentTokenCount", 0),
+             "thoughts_token_count": usage.get("thoughtsTokenCount", 0),
+             "total_token_count": usage.get("totalTokenCount", 0)}  # fmt: skip
+    logged = {**TELEMETRY, "uuid": f"t-{n}", "parentUuid": f"p-{n}", "systemPayload": {"uiEvent": event}}
+    answer = {**ASSISTANT, "uuid": f"a-{n}", "parentUuid": f"t-{n}", "model": model, "usageMetadata": usage}
+    return [logged, answer]
+
+
+def chat(*made: list[dict[str, Any]]) -> bytes:
+    """A chat of one prompt and ``calls``, each record linked to the one before (the live branch)."""
+    items = [{**PROMPT, "uuid": "p-0"}]
+    for records in made:
+        for record in records:
+            items.append({**record, "parentUuid": items[-1]["uuid"]})
+    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in items)

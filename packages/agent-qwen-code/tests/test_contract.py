@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from entire_agent_qwen_code.agent import QwenCodeAgent
-from entire_core.testing.cases import HookCase, TranscriptCase
+from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
-from qwen_fixtures import CAPTURES, PROMPTS, calls
+from qwen_fixtures import CAPTURES, PROMPTS, call, calls, chat
 
 HOOK_OF_EVENT = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "Stop": "stop",
                  "SubagentStart": "subagent-start", "SubagentStop": "subagent-stop"}  # fmt: skip
@@ -61,9 +61,6 @@ def _cases() -> list[TranscriptCase]:
 
 class TestQwenCodeAgentContract(AgentContract):
     agent_cls = QwenCodeAgent
-    skip_reasons: ClassVar[dict[str, str]] = {
-        "test_usage_counts_each_prompt_token_once": "issue 34: Qwen case added on branch tok-qwen",
-    }
     hook_config = ".qwen/settings.json"
     transcript_cases: ClassVar[list[TranscriptCase]] = _cases()
     hook_cases: ClassVar[list[HookCase]] = [
@@ -73,3 +70,14 @@ class TestQwenCodeAgentContract(AgentContract):
 
     def sample_session_bytes(self) -> bytes:
         return CAPTURES[-1].chat.read_bytes()
+
+    def usage_case(self) -> UsageCase:
+        # An OpenAI-compatible backend: 1200 prompt tokens, 1000 of them from its cache; 233 completion
+        # tokens, 30 of them reasoning. Qwen records candidates = completion (reasoning included) and the
+        # reasoning again as thoughts (convertOpenAIChunkToLlm): Entire's input 200, cache read 1000,
+        # output 233 (not 263).
+        recorded = {"promptTokenCount": 1200, "candidatesTokenCount": 233, "thoughtsTokenCount": 30,
+                    "totalTokenCount": 1433, "cachedContentTokenCount": 1000}  # fmt: skip
+        return UsageCase(chat(call(1, recorded, "openai")), prompt_tokens=1200, cache_read_tokens=1000,
+                         cache_creation_tokens=0, output_tokens=233, reasoning_tokens=30,
+                         note="qwen-code: an OpenAI-compatible call with cache hits and reasoning")  # fmt: skip
