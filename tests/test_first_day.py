@@ -32,6 +32,7 @@ from entire_sim.demo import Replay, manifests
 from first_day import (
     USER_HOME_FILES,
     USER_REPO_FILES,
+    agent_loads_its_config,
     clean_env,
     expand_listed,
     hook_calls,
@@ -136,6 +137,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
     by_agent = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests(clone)}
     for agent in AGENTS:
         one_turn(Replay(by_agent[agent], world), user_env, edited, written)
+        agent_loads_its_config(repo, agent)
         assert turns(repo, agent)[0]["prompt"]
     for record in hook_calls(repo):
         assert not record.get("error"), record

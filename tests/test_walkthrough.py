@@ -24,7 +24,16 @@ from pathlib import Path
 import pytest
 from checkout import copy_checkout
 from entire_sim.demo import Replay, manifests
-from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns, user_world
+from first_day import (
+    USER_HOME_FILES,
+    USER_REPO_FILES,
+    agent_loads_its_config,
+    one_turn,
+    sh,
+    snapshot,
+    turns,
+    user_world,
+)
 from first_day import clean_env as _clean_env
 from readme_commands import AGENTS, for_agent, shown
 
@@ -122,6 +131,7 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     by_agent = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests(checkout)}
     for agent in AGENTS:
         one_turn(Replay(by_agent[agent], world), user_env, edited)
+        agent_loads_its_config(repo, agent)
         turn = turns(repo, agent)[0]
         assert turn["prompt"], turn
     report = json.loads(sh(f"{venv_bin}/entire-sim report --repo {repo} --json", cwd=repo, env=user_env))

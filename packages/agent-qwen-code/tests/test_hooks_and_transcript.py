@@ -57,6 +57,16 @@ def test_uninstall_after_qwen_added_its_version_leaves_the_users_file_and_qwens_
     assert settings.read_text() == USER.replace('"qwen-scripted"}\n', '"qwen-scripted"},\n  "$version": 4\n')
 
 
+def test_uninstall_after_qwen_added_its_version_removes_the_file_install_created(
+    agent: QwenCodeAgent, repo: Path
+) -> None:
+    """No ``.qwen/`` before install: none after uninstall, though Qwen wrote its ``"$version"`` into our file."""
+    agent.install_hooks()
+    qwen_loads(repo / ".qwen" / "settings.json")
+    agent.uninstall_hooks()
+    assert not (repo / ".qwen").exists()
+
+
 def test_a_user_edit_after_install_still_makes_the_record_stale(agent: QwenCodeAgent, repo: Path) -> None:
     settings = repo / ".qwen" / "settings.json"
     agent.install_hooks()  # creates the file
