@@ -412,6 +412,25 @@ class AgentContract:
             f"a fix that fails outside git: {result.text}"
         )
 
+    def test_doctor_names_hooks_of_a_plugin_that_was_uninstalled_first(self, env: Env) -> None:
+        """Hooks of a plugin no longer on PATH (uninstalled before its hooks): every doctor names them, with
+        the way back (the plugin back, its ``uninstall-hooks``, the plugin out)."""
+        assert "doctor" in self.agent_cls.commands, "every agent has a doctor on entire_core.doctor"
+        config = env.sandbox.repo / ".another-agent" / "hooks.json"
+        config.parent.mkdir()
+        config.write_text('{"hooks": {"Stop": [{"command": "entire hooks gone-plugin stop"}]}}')
+        result = env.raw("doctor")
+        check_doctor_report(result, self.agent_cls.name)
+        assert result.code == 1, result.text
+        lines = result.text.splitlines()
+        at = next(
+            (i for i, line in enumerate(lines) if "holds hooks of entire-agent-gone-plugin" in line), None
+        )
+        assert at is not None and lines[at].startswith("FAIL  .another-agent/hooks.json holds hooks"), (
+            result.text
+        )
+        assert "`entire-agent-gone-plugin uninstall-hooks`" in lines[at + 1], result.text
+
     def test_doctor_refuses_unknown_flags_and_arguments(self, env: Env) -> None:
         for args in (["--no-such-flag"], ["--no-such-flag=1"], ["extra"]):
             result = env.fails("doctor", *args)
