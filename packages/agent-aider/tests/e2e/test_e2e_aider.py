@@ -113,6 +113,18 @@ def test_plain_aider_reports_nothing(report: dict[str, Any]) -> None:
     assert report["hook_calls"][report["calls_after_launcher"] :] == []
 
 
+def test_plain_aider_shows_the_launcher_at_each_notification(report: dict[str, Any]) -> None:
+    """Aider prints a notification command's stderr only when it fails, as a warning it also logs: the
+    plain session shows the one line that names the launcher; the launched session shows nothing."""
+    said = (
+        "> Failed to run notifications command: entire-agent-aider notify: plain `aider` records nothing in "
+        "Entire: start Aider with `entire-agent-aider run -- <aider arguments>`"
+    )
+    launched, plain, long = report["history"].split("# aider chat started at ")[1:]
+    assert said in plain, plain  # at each notification: after each reply, and at "Create new file?"
+    assert said not in launched and said not in long
+
+
 def kind(checkpoints: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     return [c for c in checkpoints if c["kind"] == name]
 
