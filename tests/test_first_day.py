@@ -1,7 +1,7 @@
 """A new user's first day, from a clean copy of the checkout, following the READMEs; in ``make test``.
 
 The README's demo; each agent installed from the checkout into an environment of its own, its
-command linked into the user's bin directory (what ``uv tool install ./packages/agent-<name>`` does;
+command linked into the user's bin directory (what ``uv tool install ./packages/agent-codex`` and the like do;
 ``uv tool`` resolves against the package index, which no test may reach, so ``uv sync --package``
 installs the same package with the locked dependencies, offline, from uv's cache); the simulator put
 on PATH after the plugins, as its README says; each agent enabled through the simulator's ``entire``

@@ -83,15 +83,15 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
         assert version.startswith(f"entire-agent-{agent} 0."), version
     # Before a release: from the built wheels, and from the source tree (top-level README).
     for form, agent in (
-        ("--find-links dist entire-agent-<name>", "openai-codex"),
-        ("./packages/agent-<name>", "aider"),
+        ("--find-links dist entire-agent-openai-codex", "openai-codex"),
+        ("./packages/agent-aider", "aider"),
     ):
         other = {
             **env,
             "UV_TOOL_DIR": str(tmp_path / f"{agent}-tools"),
             "UV_TOOL_BIN_DIR": str(tmp_path / f"{agent}-bin"),
         }
-        command = for_agent(f"uv tool install --compile-bytecode {form}", agent)
+        command = shown(f"uv tool install --compile-bytecode {form}")
         sh(offline + command + local, cwd=checkout, env=other)
         assert "entire-core" in sh(
             f"{tmp_path}/{agent}-bin/entire-agent-{agent} --version", cwd=tmp_path, env=env
