@@ -210,3 +210,12 @@ def test_a_rebased_view_resumes_with_the_earlier_prompts(report: dict[str, Any])
     for prompt in report["long_prompts"]:
         assert prompt in earlier
     assert report["violations"] == []
+
+
+def test_generate_text_answers_and_leaves_nothing_behind(report: dict[str, Any]) -> None:
+    """A summary through the real Aider, model and key from ``~/.aider.conf.yml``: nothing new under the
+    home (``~/.aider``) or TMPDIR afterwards, and no file holds the summarised text."""
+    summary = report["summary"]
+    assert summary["code"] == 0, summary["stderr"]
+    assert json.loads(summary["stdout"])["text"], summary
+    assert summary["left"] == [] and summary["copies"] == []
