@@ -108,6 +108,25 @@ def test_generate_text_runs_gemini_headless_outside_the_repo(
     assert "--model" not in json.loads(log.read_text().splitlines()[-1])["argv"]
 
 
+def test_generate_text_without_links_runs_in_the_users_home_from_a_reused_folder(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where links cannot be made (Windows without the right to), Gemini runs as before: the user's home,
+    and one reused folder of ours, so that it registers one project, not one per summary."""
+    bin_dir, log = fake_gemini
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text("{}")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("symbolic link privilege not held")
+
+    monkeypatch.setattr(os, "symlink", refuse)
+    agent = make_agent(repo, home, bin_dir, GEMINI_API_KEY="k")
+    assert agent.generate_text("hi", "") == "A short sentence."
+    call = json.loads(log.read_text().splitlines()[-1])
+    assert (call["home"], call["cwd"]) == ("", str(home / ".cache/entire-agent-google-gemini/generate-text"))
+
+
 @pytest.mark.parametrize(
     ("mode", "message"),
     [("fail", r"gemini -p failed \(exit 41\): Invalid auth method selected\."), ("empty", "empty answer")],
