@@ -137,6 +137,17 @@ def one_turn(replay: Replay, env: dict[str, str], edited: set[str], written: set
     raise AssertionError(f"{agent}: the captured session recorded no turn")
 
 
+def agent_loads_its_config(repo: Path, agent: str) -> None:
+    """What the real agent does to the config our hooks are in when it loads it: Qwen Code 0.23+ adds its
+    ``"$version"`` after the last member (seen in the e2e runs); the others leave theirs alone."""
+    if agent != "qwen-code":
+        return
+    settings = repo / ".qwen" / "settings.json"
+    text = settings.read_text(encoding="utf-8").rstrip()
+    assert text.endswith("}") and '"$version"' not in text, text
+    settings.write_text(text[:-1].rstrip() + ',\n  "$version": 4\n}\n', encoding="utf-8")
+
+
 _ROW = re.compile(r"^\| `([^`]+)`")
 
 

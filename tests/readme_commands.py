@@ -35,7 +35,9 @@ def all_commands() -> dict[str, list[str]]:
     shown: dict[str, list[str]] = {}
     for readme in readmes():
         for command in commands(readme):
-            shown.setdefault(command, []).append(str(readme.relative_to(ROOT)))
+            where = shown.setdefault(command, [])
+            if str(readme.relative_to(ROOT)) not in where:
+                where.append(str(readme.relative_to(ROOT)))
     return shown
 
 
@@ -46,18 +48,34 @@ def shown(command: str) -> str:
 
 
 def for_agent(command: str, agent: str) -> str:
-    """A README command with ``<name>`` filled in for ``agent`` (``./packages/agent-<dir>`` too)."""
-    directory = {
-        "aider": "aider",
-        "google-gemini": "gemini",
-        "openai-codex": "codex",
-        "qwen-code": "qwen-code",
-    }[agent]
-    return (
-        shown(command)
-        .replace("./packages/agent-<name>", f"./packages/agent-{directory}")
-        .replace("<name>", agent)
-    )
+    """A README command with ``<name>`` filled in for ``agent``, literally: a path made of the name (such as
+    ``./packages/agent-<name>``) must be right for every agent, or not be written that way."""
+    return shown(command).replace("<name>", agent)
+
+
+PACKAGE_DIRS = {
+    "aider": "packages/agent-aider",
+    "google-gemini": "packages/agent-gemini",
+    "openai-codex": "packages/agent-codex",
+    "qwen-code": "packages/agent-qwen-code",
+}
+"""Each agent's folder in the checkout (not always ``agent-<name>``)."""
+
+_INSTALLS = re.compile(r"^uv (?:tool (?:un)?install|build) ")
+
+
+def install_lines() -> dict[str, list[str]]:
+    """Every ``uv tool install``, ``uv build`` and ``uv tool uninstall`` line of an agent the READMEs show, with
+    ``<name>`` filled in for each agent, and the READMEs showing it (lines of other tools, such as Go's, left out)."""
+    lines: dict[str, list[str]] = {}
+    for command, where in all_commands().items():
+        if not _INSTALLS.match(command) or not ("entire-agent-" in command or "./packages/" in command
+                                                or command.startswith("uv build ")):  # fmt: skip
+            continue
+        for filled in sorted({command.replace("<name>", agent) for agent in AGENTS}):
+            readmes_of = lines.setdefault(filled, [])
+            readmes_of += [name for name in where if name not in readmes_of]
+    return lines
 
 
 _FENCE = re.compile(r"^```.*?^```[^\n]*$", re.M | re.S)

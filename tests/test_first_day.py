@@ -1,7 +1,7 @@
 """A new user's first day, from a clean copy of the checkout, following the READMEs; in ``make test``.
 
 The README's demo; each agent installed from the checkout into an environment of its own, its
-command linked into the user's bin directory (what ``uv tool install ./packages/agent-<name>`` does;
+command linked into the user's bin directory (what ``uv tool install ./packages/agent-codex`` and the like do;
 ``uv tool`` resolves against the package index, which no test may reach, so ``uv sync --package``
 installs the same package with the locked dependencies, offline, from uv's cache); the simulator put
 on PATH after the plugins, as its README says; each agent enabled through the simulator's ``entire``
@@ -32,6 +32,7 @@ from entire_sim.demo import Replay, manifests
 from first_day import (
     USER_HOME_FILES,
     USER_REPO_FILES,
+    agent_loads_its_config,
     clean_env,
     expand_listed,
     hook_calls,
@@ -136,6 +137,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
     by_agent = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests(clone)}
     for agent in AGENTS:
         one_turn(Replay(by_agent[agent], world), user_env, edited, written)
+        agent_loads_its_config(repo, agent)
         assert turns(repo, agent)[0]["prompt"]
     for record in hook_calls(repo):
         assert not record.get("error"), record

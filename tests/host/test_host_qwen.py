@@ -73,8 +73,10 @@ def test_views_re_base_at_the_smallest_budget(outcome: Outcome) -> None:
     checks.check_rebased(outcome)
 
 
-def test_settings_left_after_disable_hold_only_qwens_own_key(outcome: Outcome) -> None:
-    """Install created ``.qwen/settings.json``; Qwen writes ``"$version"`` into it on every load, and that key
-    is Qwen's (the README says so): disable takes out our hooks and leaves the file with Qwen's key alone."""
-    left = outcome.facts["after_disable"][".qwen/settings.json"]
-    assert json.loads(left) == {"$version": 4}
+def test_disable_removes_the_settings_install_created_though_qwen_wrote_its_key(outcome: Outcome) -> None:
+    """Install created ``.qwen/settings.json``; Qwen wrote ``"$version"`` into it when it loaded it. Disable
+    takes out our hooks and the file with Qwen's key, and ``.qwen/``: no file is left that was not there
+    before (``check_disable`` holds the rest of the repository to its bytes before enable)."""
+    assert json.loads(outcome.facts["before_disable"][".qwen/settings.json"])["$version"] == 4
+    assert not [name for name in outcome.facts["after_disable"] if name.startswith(".qwen/")]
+    assert ".qwen/settings.json" not in outcome.facts["before_enable"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,9 +69,27 @@ def test_notify_delivers_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     delivered: list[str] = []
     monkeypatch.setattr(notify, "deliver", lambda *args, **kwargs: delivered.append("called") or 0)
     parse = AiderAgent.commands["notify"].parse
-    assert notify.notify(AiderAgent(), parse([])) == 0
-    assert notify.notify(AiderAgent(), parse(["--aider-pid", str(os.getppid())])) == 0
+    launched = AiderAgent(env={notify.LAUNCHER_ENV: "aider-run-1"})
+    assert notify.notify(launched, parse([])) == 0
+    assert notify.notify(launched, parse(["--aider-pid", str(os.getppid())])) == 0
     assert delivered == []
+
+
+def test_notify_under_a_plain_aider_says_so_in_one_line() -> None:
+    """Aider shows a notification command's stderr (as "Failed to run notifications command: ...") only
+    when it exits non-zero: so it does, with the launcher named."""
+    script = Path(sys.executable).parent / "entire-agent-aider"
+    env = {k: v for k, v in os.environ.items() if k != notify.LAUNCHER_ENV}
+    done = subprocess.run([str(script), "notify", "--aider-pid", "1"], stdin=subprocess.DEVNULL,
+                          capture_output=True, env=env, check=False)  # fmt: skip
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode() == (
+        "entire-agent-aider notify: plain `aider` records nothing in Entire: "
+        "start Aider with `entire-agent-aider run -- <aider arguments>`\n"
+    )
+    launched = subprocess.run([str(script), "notify"], stdin=subprocess.DEVNULL, capture_output=True,
+                              env={**env, notify.LAUNCHER_ENV: "aider-run-1"}, check=False)  # fmt: skip
+    assert (launched.returncode, launched.stdout, launched.stderr) == (0, b"", b"")
 
 
 def test_signals_forwarded_where_there_is_no_sighup(monkeypatch: pytest.MonkeyPatch) -> None:

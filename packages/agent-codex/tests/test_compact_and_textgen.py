@@ -105,6 +105,7 @@ def test_generate_reads_the_last_message_file_and_passes_the_prompt_on_stdin(tmp
     )
     argv = textgen.command("codex", "my-model", "/w", "/a")
     assert argv[-3:] == ["--model", "my-model", "-"]
+    assert "plugins" in argv[argv.index("hooks") :]  # --disable plugins: no marketplace sync in ~/.codex/.tmp
 
 
 def test_generate_text_subcommand_needs_a_prompt(tmp_path: Path) -> None:

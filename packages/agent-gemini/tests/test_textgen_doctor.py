@@ -22,8 +22,16 @@ from entire_core.testing.pytest_plugin import init_repository
 
 FAKE = """#!{python}
 import json, os, sys
+home = os.environ.get("GEMINI_CLI_HOME", "")
 record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read() if "-p" in sys.argv else "",
-          "no_browser": os.environ.get("NO_BROWSER")}}
+          "no_browser": os.environ.get("NO_BROWSER"), "trust": os.environ.get("GEMINI_CLI_TRUST_WORKSPACE"),
+          "home": home, "links": {{os.path.relpath(os.path.join(d, n), home): os.readlink(os.path.join(d, n))
+                                  for d, ds, fs in os.walk(home) for n in ds + fs
+                                  if os.path.islink(os.path.join(d, n))}} if home else {{}}}}
+if home and "-p" in sys.argv:  # what Gemini records of a run, in the home it is given
+    os.makedirs(os.path.join(home, ".gemini", "tmp", "run", "chats"))
+    with open(os.path.join(home, ".gemini", "tmp", "run", "chats", "session-1.jsonl"), "w") as f:
+        f.write(record["stdin"])
 with open({log!r}, "a") as f:
     f.write(json.dumps(record) + "\\n")
 mode = os.environ.get("FAKE_GEMINI", "ok")
@@ -67,19 +75,56 @@ def ready_host(repo: Path, bin_dir: Path) -> None:
 
 
 def test_generate_text_runs_gemini_headless_outside_the_repo(
-    repo: Path, home: Path, fake_gemini: tuple[Path, Path]
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path], tmp_path: Path
 ) -> None:
     bin_dir, log = fake_gemini
-    agent = make_agent(repo, home, bin_dir, GEMINI_API_KEY="k")
+    user_gemini = home / ".gemini"
+    for name in ("settings.json", "oauth_creds.json", ".env", "projects.json"):
+        (user_gemini / name).parent.mkdir(parents=True, exist_ok=True)
+        (user_gemini / name).write_text("{}")
+    (user_gemini / "tmp" / "bin").mkdir(parents=True)
+    (user_gemini / "tmp" / "myproject").mkdir()
+    (home / ".env").write_text("GEMINI_API_KEY=k\n")
+    before = sorted(str(p) for p in home.rglob("*"))
+    tmp = tmp_path / "user-tmp"
+    tmp.mkdir()
+    agent = make_agent(repo, home, bin_dir, GEMINI_API_KEY="k", TMPDIR=str(tmp))
     assert agent.generate_text("Summarise this.\nLine two.", "gemini-2.5-flash") == "A short sentence."
     call = json.loads(log.read_text().splitlines()[-1])
-    assert call["argv"] == ["-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none",
+    assert call["argv"] == ["-p", "", "--output-format", "json", "--extensions", "none",
                             "--model", "gemini-2.5-flash"]  # fmt: skip
     assert call["stdin"] == "Summarise this.\nLine two."
-    assert call["cwd"] == str(home / ".cache/entire-agent-google-gemini/generate-text")
-    assert call["no_browser"] == "true"  # a sign-in never opens a browser
+    scratch = Path(call["home"]).parent
+    assert scratch.parent == tmp and call["cwd"] == str(scratch / "run")  # never the repository
+    assert (call["no_browser"], call["trust"]) == ("true", "true")  # no browser; our empty folder trusted
+    # A private home: the user's Gemini files linked, but not where Gemini records a run.
+    assert call["links"] == {
+        ".env": str(home / ".env"),
+        **{f".gemini/{n}": str(user_gemini / n) for n in (".env", "oauth_creds.json", "settings.json")},
+        ".gemini/tmp/bin": str(user_gemini / "tmp" / "bin"),
+    }
+    assert sorted(str(p) for p in home.rglob("*")) == before and list(tmp.iterdir()) == []
     agent.generate_text("x", "")
     assert "--model" not in json.loads(log.read_text().splitlines()[-1])["argv"]
+
+
+def test_generate_text_without_links_runs_in_the_users_home_from_a_reused_folder(
+    repo: Path, home: Path, fake_gemini: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where links cannot be made (Windows without the right to), Gemini runs as before: the user's home,
+    and one reused folder of ours, so that it registers one project, not one per summary."""
+    bin_dir, log = fake_gemini
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text("{}")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("symbolic link privilege not held")
+
+    monkeypatch.setattr(os, "symlink", refuse)
+    agent = make_agent(repo, home, bin_dir, GEMINI_API_KEY="k")
+    assert agent.generate_text("hi", "") == "A short sentence."
+    call = json.loads(log.read_text().splitlines()[-1])
+    assert (call["home"], call["cwd"]) == ("", str(home / ".cache/entire-agent-google-gemini/generate-text"))
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,11 @@ PowerShell-guarded form there and the POSIX-guarded one elsewhere; both are ours
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from entire_agent_google_gemini import hooks
@@ -73,7 +75,7 @@ def test_generate_text_refuses_a_model_cmd_exe_would_misread(agent: GeminiAgent,
 
 
 @pytest.mark.usefixtures("windows")
-def test_generate_text_scratch_dir_is_under_userprofile_on_windows(
+def test_generate_text_private_home_links_the_gemini_files_under_userprofile_on_windows(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from entire_agent_google_gemini import textgen
@@ -81,12 +83,21 @@ def test_generate_text_scratch_dir_is_under_userprofile_on_windows(
 
     calls: list[dict[str, object]] = []
 
-    def run(self: Guard, argv: list[str], **kwargs: object) -> SimpleNamespace:
-        calls.append(kwargs)
+    def run(self: Guard, argv: list[str], **kwargs: Any) -> SimpleNamespace:
+        calls.append(
+            {
+                **kwargs,
+                "settings": os.readlink(Path(kwargs["env"]["GEMINI_CLI_HOME"], ".gemini", "settings.json")),
+            }
+        )
         return SimpleNamespace(returncode=0, stdout=b'{"response": "ok"}', stderr=b"")
 
     monkeypatch.setattr(Guard, "run", run)
     monkeypatch.setattr(textgen, "find_gemini", lambda env: "gemini")
-    env = {"HOME": str(tmp_path / "msys"), "USERPROFILE": str(tmp_path / "profile"), "GEMINI_API_KEY": "k"}
+    env = {"HOME": str(tmp_path / "msys"), "USERPROFILE": str(tmp_path / "profile"), "GEMINI_API_KEY": "k",
+           "TMPDIR": str(tmp_path)}  # fmt: skip
+    (tmp_path / "profile" / ".gemini").mkdir(parents=True)
+    (tmp_path / "profile" / ".gemini" / "settings.json").write_text("{}")
     assert textgen.generate("hi", "gemini-2.5-flash", env) == "ok"
-    assert str(calls[0]["cwd"]).startswith(str(tmp_path / "profile"))
+    assert calls[0]["settings"] == str(tmp_path / "profile" / ".gemini" / "settings.json")
+    assert not str(calls[0]["cwd"]).startswith(str(repo))

@@ -57,6 +57,16 @@ def test_uninstall_after_qwen_added_its_version_leaves_the_users_file_and_qwens_
     assert settings.read_text() == USER.replace('"qwen-scripted"}\n', '"qwen-scripted"},\n  "$version": 4\n')
 
 
+def test_uninstall_after_qwen_added_its_version_removes_the_file_install_created(
+    agent: QwenCodeAgent, repo: Path
+) -> None:
+    """No ``.qwen/`` before install: none after uninstall, though Qwen wrote its ``"$version"`` into our file."""
+    agent.install_hooks()
+    qwen_loads(repo / ".qwen" / "settings.json")
+    agent.uninstall_hooks()
+    assert not (repo / ".qwen").exists()
+
+
 def test_a_user_edit_after_install_still_makes_the_record_stale(agent: QwenCodeAgent, repo: Path) -> None:
     settings = repo / ".qwen" / "settings.json"
     agent.install_hooks()  # creates the file
@@ -132,17 +142,36 @@ def test_doctor_names_disable_all_hooks(
     assert "ok    Qwen Code 0.24.4" in out and "sets disableAllHooks" in out
 
 
-def test_generate_text_runs_qwen_p_away_from_the_repository(make_agent: MakeAgent, tmp_path: Path) -> None:
+FAKE_QWEN = """#!/bin/sh
+echo "args: $*"
+echo "cwd: $(pwd)"
+echo "runtime: $QWEN_RUNTIME_DIR $QWEN_CODE_MEMORY_BASE_DIR"
+mkdir -p "$QWEN_RUNTIME_DIR/projects/x/chats" && echo "$2" > "$QWEN_RUNTIME_DIR/projects/x/chats/s.jsonl"
+key=$(printf %s "$(pwd)/logs/openai" | sha256sum | cut -c1-16)
+mkdir -p "$HOME/.qwen" && date > "$HOME/.qwen/.openai-logs-cleanup-$key"
+"""
+"""What Qwen 0.24 does with a run: its chat under the runtime directory, its housekeeping marker in the home."""
+
+
+def test_generate_text_runs_qwen_p_away_from_the_repository_and_leaves_nothing(
+    make_agent: MakeAgent, tmp_path: Path
+) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "qwen").write_text('#!/bin/sh\necho "args: $*"\necho "cwd: $(pwd)"\n')
+    (bin_dir / "qwen").write_text(FAKE_QWEN)
     (bin_dir / "qwen").chmod(0o755)
     agent = make_agent(QwenCodeAgent, PATH=f"{bin_dir}:/usr/bin:/bin")
+    (Path(agent.home()) / ".qwen").mkdir()
+    (Path(agent.home()) / ".qwen" / "settings.json").write_text("{}")
     answer = agent.generate_text("Say hi", "qwen-max")
     assert answer.splitlines()[0] == "args: -p Say hi -m qwen-max"
-    scratch = answer.splitlines()[1].removeprefix("cwd: ")
+    cwd = answer.splitlines()[1].removeprefix("cwd: ")
+    scratch = os.path.dirname(cwd)
     assert os.path.basename(scratch).startswith("entire-agent-qwen-code-")  # core's Guard's scratch directory
+    runtime = os.path.join(scratch, "runtime")
+    assert answer.splitlines()[2] == f"runtime: {runtime} {runtime}"  # chats and memory: in the scratch
     assert agent.repo_root not in answer and not os.path.exists(scratch)
+    assert sorted(p.name for p in (Path(agent.home()) / ".qwen").iterdir()) == ["settings.json"]
 
 
 def test_generate_text_without_qwen_names_the_install_command(agent: QwenCodeAgent) -> None:

@@ -206,6 +206,41 @@ def test_installed_hooks_must_call_a_hook_the_plugin_knows(tmp_path: Path) -> No
     assert check.status == FAIL and "turn-gone" in check.what and "install-hooks --force" in (check.fix or "")
 
 
+def test_hooks_of_a_plugin_that_is_gone_fail_with_the_way_back(tmp_path: Path) -> None:
+    """Uninstalled before its hooks: each hook fails 'unknown agent' and the host's uninstall cannot reach
+    them. Every agent's doctor names them with the way back; hooks of built-ins and of plugins on PATH, and
+    commands quoted in files that are no config, are not theirs to name."""
+    agent = _agent(tmp_path)
+    repo = Path(agent.repo_root)
+    _settings(agent, "settings.json", {"enabled": True, "external_agents": True})
+    (repo / ".codex").mkdir()
+    (repo / ".codex" / "hooks.json").write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "command -v entire >/dev/null 2>&1 || '
+        'exit 0; exec entire hooks openai-codex stop"}, {"command": "entire hooks codex stop"}]}]}}'
+    )
+    (repo / ".aider.conf.yml").write_text("notifications-command: 'exec entire-agent-aider notify'\n")
+    (repo / ".qwen").mkdir()
+    (repo / ".qwen" / "settings.json").write_text(
+        '{"hooks": {"Stop": [{"command": "entire hooks chained stop"}]}}'
+    )
+    (repo / ".aider.chat.history.md").write_text("#### run entire hooks google-gemini stop by hand\n")
+    report, text = _run(agent)
+    orphans = [c for c in report.checks if "not on PATH" in c.what and "holds hooks" in c.what]
+    assert [c.what.split(" holds")[0] for c in orphans] == [".aider.conf.yml", ".codex/hooks.json"]
+    codex = orphans[1]
+    assert codex.status == FAIL and "each of them fails with 'unknown agent \"openai-codex\"'" in codex.what
+    assert codex.fix == (
+        "`uv tool install --compile-bytecode entire-agent-openai-codex` (the plugin back), then "
+        "`entire-agent-openai-codex uninstall-hooks` in this repository, then `uv tool uninstall entire-agent-openai-codex`"
+    )
+    assert "google-gemini" not in text and "codex stop" not in text
+    fake_plugin(tmp_path / "bin", "openai-codex")  # back on PATH: nothing to say about it
+    report, _ = _run(agent)
+    assert [c.what.split(" holds")[0] for c in report.checks if "holds hooks" in c.what] == [
+        ".aider.conf.yml"
+    ]
+
+
 @pytest.mark.host
 def test_the_real_host_finds_a_plugin_only_with_external_agents(tmp_path: Path) -> None:
     entire = real_entire()

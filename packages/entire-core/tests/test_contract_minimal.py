@@ -22,6 +22,7 @@ class TestMinimalContract(AgentContract):
         "test_doctor_report": "an agent this small has no human commands, doctor included",
         "test_doctor_refuses_unknown_flags_and_arguments": "an agent this small has no doctor",
         "test_doctor_outside_a_git_repository_says_git_init": "an agent this small has no doctor",
+        "test_doctor_names_hooks_of_a_plugin_that_was_uninstalled_first": "an agent this small has no doctor",
     }
 
 

@@ -246,3 +246,43 @@ def test_uninstalling_while_another_uninstall_deletes_the_file(tmp_path: Path) -
     other.join(timeout=30)
     assert failures == []
     assert not path.parent.exists()
+
+
+def _agent_writes_version(path: Path) -> None:
+    """What Qwen Code does to its settings file on load: its own ``"$version"`` after the last member."""
+    text = path.read_text().rstrip()
+    path.write_text(text[:-1].rstrip() + ',\n  "$version": 4\n}\n')
+
+
+@pytest.mark.parametrize("original", [None, b"", b"  \n"], ids=["no file", "empty", "blank"])
+def test_a_file_we_created_or_that_held_nothing_comes_back_after_the_agents_own_key(
+    tmp_path: Path, original: bytes | None
+) -> None:
+    hooks = _file(tmp_path, original, agent_keys=("$version",))
+    path = Path(hooks.path)
+    hooks.install()
+    _agent_writes_version(path)
+    hooks.uninstall()
+    if original is None:
+        assert not path.exists() and not path.parent.exists()
+    else:
+        assert path.read_bytes() == original
+
+
+def test_the_agents_own_key_stays_in_a_file_of_the_users(tmp_path: Path) -> None:
+    original = b'{\n  "theme": "dark"\n}\n'
+    hooks = _file(tmp_path, original, agent_keys=("$version",))
+    path = Path(hooks.path)
+    hooks.install()
+    _agent_writes_version(path)
+    hooks.uninstall()
+    assert path.read_bytes() == b'{\n  "theme": "dark",\n  "$version": 4\n}\n'
+
+
+def test_without_agent_keys_a_key_the_agent_added_is_the_users(tmp_path: Path) -> None:
+    hooks = _file(tmp_path)
+    path = Path(hooks.path)
+    hooks.install()
+    _agent_writes_version(path)
+    hooks.uninstall()  # the record is stale: the file is no longer what install wrote
+    assert parse_json_text(path.read_text(), comments=True)["$version"] == 4

@@ -43,8 +43,11 @@ time.sleep(300)
 PLUGIN = """\
 import os, sys
 from entire_core.process import Guard
-pids, hangs = sys.argv[1], sys.argv[2]
+pids, hangs, marker = sys.argv[1], sys.argv[2], sys.argv[3]
 guard = Guard(os.environ, scratch_prefix="entire-agent-test-")
+guard.remove_later(marker)  # a file the agent writes outside the scratch because of this run
+with open(marker, "w") as f:
+    f.write("the agent's marker of this run")
 with open(os.path.join(guard.scratch, "transcript.txt"), "w") as f:
     f.write("the checkpoint's transcript")
 with open(pids, "a") as f:
@@ -84,14 +87,17 @@ def test_a_plugin_killed_mid_call_leaves_no_process_and_no_file(tmp_path: Path) 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp)}
-    plugin = subprocess.Popen([sys.executable, "-c", PLUGIN, str(pids), str(tmp_path / "hangs.py")], env=env)
+    marker = tmp_path / "agent-home" / ".marker-of-this-run"
+    marker.parent.mkdir()
+    plugin = subprocess.Popen([sys.executable, "-c", PLUGIN, str(pids), str(tmp_path / "hangs.py"), str(marker)],
+                              env=env)  # fmt: skip
     try:
         assert _wait_for(lambda: pids.exists() and len(pids.read_text().splitlines()) == 3, 20), (
             "no child started"
         )
         lines = pids.read_text().splitlines()
         scratch, children = Path(lines[0].split(" ", 1)[1]), [int(p) for p in lines[1:]]
-        assert scratch.parent == tmp and (scratch / "transcript.txt").exists()
+        assert scratch.parent == tmp and (scratch / "transcript.txt").exists() and marker.exists()
         assert all(alive(pid) for pid in children)
         plugin.send_signal(signal.SIGKILL)  # what the host does at 30 s
         plugin.wait()
@@ -99,6 +105,7 @@ def test_a_plugin_killed_mid_call_leaves_no_process_and_no_file(tmp_path: Path) 
             f"left behind: {[p for p in children if alive(p)]}, {list(tmp.iterdir())}"
         )
         assert list(tmp.iterdir()) == []
+        assert _wait_for(lambda: not marker.exists(), 5) and marker.parent.is_dir()
     finally:
         plugin.kill()
 
@@ -157,3 +164,14 @@ def test_a_timeout_returns_even_when_an_escaped_process_holds_the_output(tmp_pat
     finally:
         if pidfile.exists():
             subprocess.run(["kill", "-9", pidfile.read_text()], check=False)
+
+
+def test_files_to_remove_later_go_when_the_call_ends(tmp_path: Path) -> None:
+    from entire_core.process import Guard
+
+    written, never = tmp_path / "written", tmp_path / "never-written"
+    with Guard({"TMPDIR": str(tmp_path)}) as guard:
+        guard.remove_later(str(written))
+        guard.remove_later(str(never))
+        written.write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

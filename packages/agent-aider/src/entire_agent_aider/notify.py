@@ -108,14 +108,27 @@ def deliver(
     return 0
 
 
+LAUNCHER_ENV = "ENTIRE_AIDER_SESSION"
+"""Set by the launcher for the Aider it runs, and so for Aider's notification command."""
+PLAIN_AIDER = "plain `aider` records nothing in Entire"
+"""What ``notify`` tells a plain Aider's terminal at each notification."""
+
+
 def notify(agent: Agent, flags: Flags) -> int:
-    """The ``notify`` command that Aider's ``notifications-command`` runs (see ``hooks.NOTIFY_COMMAND``): nothing.
+    """The ``notify`` command that Aider's ``notifications-command`` runs (see ``hooks.NOTIFY_COMMAND``).
 
     Aider commits each edit before it rings, so a turn heard from the notification reaches Entire
     after the commit it belongs to: Entire then links no checkpoint to Aider's commit, or a later
     commit takes the turn's data. A wrong checkpoint is worse than none, so the notification delivers
     no event; ``entire-agent-aider run`` (the launcher) hooks into Aider itself and records every turn
-    exactly, and ``doctor`` says so. The command stays quiet and exits 0 for the configs that name it.
+    exactly. Under the launcher the command exits 0 quietly. Under a plain ``aider`` it says so, in the
+    one way Aider shows a notification command's words (0.82 to 0.86, ``InputOutput.ring_bell``): Aider
+    captures its output and prints its stderr, as "Failed to run notifications command: ...", only when
+    it exits non-zero. So it fails, with one line naming the launcher.
     """
-    del agent, flags  # core parsed --aider-pid (a usage error exits 2); nothing is delivered
-    return 0
+    del flags  # core parsed --aider-pid (a usage error exits 2); nothing is delivered
+    if agent.env.get(LAUNCHER_ENV):
+        return 0
+    from entire_core.errors import AgentError
+
+    raise AgentError(PLAIN_AIDER, "start Aider with `entire-agent-aider run -- <aider arguments>`")

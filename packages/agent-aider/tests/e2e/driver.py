@@ -170,6 +170,30 @@ def resume_session(command: str, repo: Path, env: dict[str, str], sim: Simulator
     return {"exit_code": code, "restored": restored.decode("utf-8", "replace"), "appended": text().decode()}
 
 
+SUMMARY_MARK = "SUMMARISED-TEXT-7f3a"
+"""In the text ``generate-text`` is asked to summarise: no file may hold it afterwards."""
+
+
+def summarise(plugin: str, home: Path, work: Path, port: int, env: dict[str, str]) -> dict[str, object]:
+    """``generate-text`` through the real Aider, set up as a user may have it (model, key and endpoint in
+    ``~/.aider.conf.yml``, none on the command line or in the environment), in a TMPDIR of its own: its
+    answer, what is new under the home and that TMPDIR afterwards, and the files holding the text."""
+    from entire_sim.e2e import left_behind, paths_under
+
+    (home / ".aider.conf.yml").write_text(
+        f"model: openai/gpt-4o\nopenai-api-key: fake\nopenai-api-base: http://127.0.0.1:{port}/v1\n"
+    )
+    tmp = work / "summary-tmp"
+    tmp.mkdir()
+    before = paths_under(home, tmp)
+    done = subprocess.run([plugin, "generate-text"], input=f"Summarise this session: greet was added. {SUMMARY_MARK}".encode(),
+                          capture_output=True, env={**env, "TMPDIR": str(tmp)}, cwd=work, timeout=120, check=False)  # fmt: skip
+    marked = [str(p) for p in home.rglob("*") if p.is_file() and SUMMARY_MARK.encode() in p.read_bytes()]
+    return {"code": done.returncode, "stdout": done.stdout.decode("utf-8", "replace"),
+            "stderr": done.stderr.decode("utf-8", "replace"), "left": left_behind(before, paths_under(home, tmp)),
+            "copies": marked}  # fmt: skip
+
+
 def main() -> None:
     config = json.loads(Path(sys.argv[1]).read_text())
     work = Path(config["work"])
@@ -255,6 +279,7 @@ def main() -> None:
     anthropic_env = dict(env, ANTHROPIC_API_BASE=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="fake")
     report["anthropic_run"] = run_session("anthropic", anthropic, repo, anthropic_env, sim, work, TURNS[:1])
     report["anthropic_checkpoints"] = sim.checkpoints()[before:]
+    report["summary"] = summarise(config["plugin"], home, work, port, env)
     sim.disable(AGENT)
     report["violations"] = sim.violations()  # enable's, every hook's and disable's
     report["conf_after_uninstall"] = (repo / ".aider.conf.yml").read_text()

@@ -114,6 +114,18 @@ def test_plain_aider_reports_nothing(report: dict[str, Any]) -> None:
     assert report["hook_calls"][report["calls_after_launcher"] :] == []
 
 
+def test_plain_aider_shows_the_launcher_at_each_notification(report: dict[str, Any]) -> None:
+    """Aider prints a notification command's stderr only when it fails, as a warning it also logs: the
+    plain session shows the one line that names the launcher; the launched session shows nothing."""
+    said = (
+        "> Failed to run notifications command: entire-agent-aider notify: plain `aider` records nothing in "
+        "Entire: start Aider with `entire-agent-aider run -- <aider arguments>`"
+    )
+    launched, plain, long = report["history"].split("# aider chat started at ")[1:]
+    assert said in plain, plain  # at each notification: after each reply, and at "Create new file?"
+    assert said not in launched and said not in long
+
+
 def kind(checkpoints: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     return [c for c in checkpoints if c["kind"] == name]
 
@@ -214,3 +226,12 @@ def test_a_rebased_view_resumes_with_the_earlier_prompts(report: dict[str, Any])
     for prompt in report["long_prompts"]:
         assert prompt in earlier
     assert report["violations"] == []
+
+
+def test_generate_text_answers_and_leaves_nothing_behind(report: dict[str, Any]) -> None:
+    """A summary through the real Aider, model and key from ``~/.aider.conf.yml``: nothing new under the
+    home (``~/.aider``) or TMPDIR afterwards, and no file holds the summarised text."""
+    summary = report["summary"]
+    assert summary["code"] == 0, summary["stderr"]
+    assert json.loads(summary["stdout"])["text"], summary
+    assert summary["left"] == [] and summary["copies"] == []

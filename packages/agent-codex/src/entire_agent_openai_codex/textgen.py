@@ -3,7 +3,11 @@
 The run happens in an empty temporary directory with hooks disabled, as an ephemeral session, so
 that summarising a checkpoint never becomes a recorded Codex session itself, never loads the
 repository's project config, and leaves no rollout behind. The model's final message is read from
-``--output-last-message``.
+``--output-last-message``. Plugins and shell snapshots are off too (every supported version knows both
+features): with plugins, every ``codex exec`` syncs the plugin marketplace into a new
+``$CODEX_HOME/.tmp/.staging/marketplace-*`` directory, left there until the next run; a shell snapshot
+(``$CODEX_HOME/shell_snapshots/<thread>.tmp-*``) serves a session that an ephemeral run never resumes,
+and 0.130 leaves its temporary file when it exits first.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ _LOGIN_HINTS = ("not logged in", "login", "401", "unauthorized", "api key", "api
 def command(binary: str, model: str, workdir: str, answer_file: str) -> list[str]:
     """The ``codex exec`` argv; the prompt goes on stdin (``-``)."""
     argv = [binary, "exec", "--ephemeral", "--skip-git-repo-check", "--sandbox", "read-only", "--color", "never",
-            "--disable", "hooks", "-c", "notify=[]", "-C", workdir, "--output-last-message", answer_file]  # fmt: skip
+            "--disable", "hooks", "--disable", "plugins", "--disable", "shell_snapshot", "-c", "notify=[]", "-C", workdir, "--output-last-message", answer_file]  # fmt: skip
     if model:
         argv += ["--model", model]
     return [*argv, "-"]

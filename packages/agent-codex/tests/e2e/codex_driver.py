@@ -249,10 +249,15 @@ def main() -> int:
         lines = (work / "requests.jsonl").read_text(encoding="utf-8").splitlines()
         result["requests_after_restore"] = lines[requests_before:]
 
-        # Text generation through codex exec.
+        # Text generation through codex exec: nothing new under Codex's home, the home or TMPDIR after it.
+        from entire_sim.e2e import left_behind, paths_under
+
+        watched = (codex_home, home, work / "tmp")
+        before = paths_under(*watched)
         result["generate"] = run(
             [PLUGIN, "generate-text", "--model", "gpt-5.5"], repo, env, stdin=b"Reply with a short sentence."
         )
+        result["generate_left"] = left_behind(before, paths_under(*watched))
         result.update(sim.results())
     finally:
         server.terminate()

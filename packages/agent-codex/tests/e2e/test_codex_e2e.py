@@ -244,6 +244,12 @@ def test_generate_text_answers_through_codex_exec(outcome: dict[str, Any]) -> No
     assert json.loads(generated["stdout"]) == {"text": scripted_server.REPLY}
 
 
+def test_generate_text_leaves_nothing_behind(outcome: dict[str, Any]) -> None:
+    """Nothing new under CODEX_HOME, HOME or TMPDIR after a summary (a real Codex, used before)."""
+    assert outcome["generate"]["code"] == 0
+    assert outcome["generate_left"] == []
+
+
 def test_doctor_names_the_window_below_it(tmp_path: Path) -> None:
     """A real Codex older than the window: ``install-hooks`` refuses, ``doctor`` names it and the window, exit 1."""
     codex = e2e.npm_tool("@openai/codex", BELOW_WINDOW, "codex")

@@ -5,6 +5,16 @@ limits. Gemini runs in a scratch directory of ours, not in the repository: it mu
 project's hooks (ours would record the summary request as a session) or read project files. Edit and
 shell tools are not offered in headless mode without ``--yolo``, extensions are turned off, and the
 answer comes from ``-o json`` so that progress and warnings on stdout cannot leak into it.
+
+Gemini records every run in its home: the chat (here, a copy of the transcript being summarised) under
+``~/.gemini/tmp/<project>/chats/``, the project in ``~/.gemini/projects.json`` and ``history/``, and it
+has no switch to turn that off, nor a runtime directory of its own apart from the home. So it runs with
+a private home (``GEMINI_CLI_HOME``, inside the scratch directory, which goes with the run) whose
+``.gemini/`` links every entry of the user's ``.gemini/`` but those (``PRIVATE``), and the home's ``.env``:
+settings, credentials (``oauth_creds.json``, ``gemini-credentials.json``, ``google_accounts.json``),
+extensions and memory are the user's own, read and written through the links (Gemini writes them in
+place, ``fs.writeFile``, never by a rename that would replace a link), and whatever Gemini makes new
+goes with the scratch directory.
 """
 
 from __future__ import annotations
@@ -36,8 +46,44 @@ def find_gemini(env: Mapping[str, str]) -> str:
     return found
 
 
+PRIVATE = frozenset(["tmp", "history", "projects.json", "projects.json.lock"])
+"""The entries of ``~/.gemini`` a run writes its own records into, never linked into the private home
+(``tmp/bin``, Gemini's downloaded ripgrep, is linked inside a private ``tmp/``)."""
+HOME_ENTRIES = (".env", ".agents")
+"""What Gemini reads from the home itself besides ``.gemini`` (``homedir()`` is ``GEMINI_CLI_HOME``)."""
+
+
+def private_home(env: Mapping[str, str], home: str, root: str) -> str | None:
+    """Make ``root`` a home for one run, linked to the user's Gemini files (see above); None when links
+    cannot be made here (Windows without the privilege), and the run uses the user's home."""
+    from entire_agent_google_gemini import paths
+
+    user_gemini = paths.gemini_home(env, home)
+    user_home = os.path.dirname(user_gemini)
+    private = os.path.join(root, ".gemini")
+    try:
+        os.makedirs(private)
+        try:
+            names = sorted(os.listdir(user_gemini))
+        except OSError:
+            names = []
+        for name in names:
+            if name not in PRIVATE:
+                os.symlink(os.path.join(user_gemini, name), os.path.join(private, name))
+        if os.path.isdir(os.path.join(user_gemini, "tmp", "bin")):
+            os.mkdir(os.path.join(private, "tmp"))
+            os.symlink(os.path.join(user_gemini, "tmp", "bin"), os.path.join(private, "tmp", "bin"))
+        for name in HOME_ENTRIES:
+            if os.path.lexists(os.path.join(user_home, name)):
+                os.symlink(os.path.join(user_home, name), os.path.join(root, name))
+    except (OSError, NotImplementedError):
+        return None
+    return root
+
+
 def scratch_dir(env: Mapping[str, str], home: str) -> str:
-    """The directory ``gemini -p`` runs in: ours, outside every repository."""
+    """Where ``gemini -p`` runs when it cannot have a private home: ours, outside every repository, and
+    reused, so that Gemini registers it as a project once."""
     cache = env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
     path = os.path.join(cache, "entire-agent-google-gemini", "generate-text")
     os.makedirs(path, exist_ok=True)
@@ -106,7 +152,7 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     deadline = time.monotonic() + text_seconds(env)
     validate.model_name(model)  # before any argv is built: on Windows gemini is a .cmd run by cmd.exe
     home = home_dir(env)
-    argv = [find_gemini(env), "-p", "", "--output-format", "json", "--skip-trust", "--extensions", "none"]
+    argv = [find_gemini(env), "-p", "", "--output-format", "json", "--extensions", "none"]
     if model:
         argv += ["--model", model]
     problem = auth_problem(env, home)
@@ -115,11 +161,21 @@ def generate(prompt: str, model: str, env: Mapping[str, str]) -> str:
     child_env = dict(env)
     child_env.setdefault("GEMINI_CLI_NO_RELAUNCH", "true")  # the relaunch only raises Node's heap limit
     child_env["NO_BROWSER"] = "true"  # a sign-in would wait for a browser: never open one
-    with Guard(env) as guard:
+    # Our empty working directory is trusted: the variable, not --skip-trust, which 0.38 refuses (and
+    # before 0.45, with no folder-trust check in headless runs, none is needed).
+    child_env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+    with Guard(env, scratch_prefix="entire-agent-google-gemini-") as guard:
+        cwd = os.path.join(guard.scratch, "run")
+        os.mkdir(cwd)
+        private = private_home(env, home, os.path.join(guard.scratch, "home"))
+        if private is None:
+            cwd = scratch_dir(env, home)
+        else:
+            child_env["GEMINI_CLI_HOME"] = private
         proc = guard.run(
             argv,
             name="gemini -p",
-            cwd=scratch_dir(env, home),
+            cwd=cwd,
             env=child_env,
             timeout=max(0.1, deadline - time.monotonic()),
             stdin=prompt.encode("utf-8"),

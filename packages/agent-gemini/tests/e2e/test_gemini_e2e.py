@@ -170,6 +170,7 @@ class Scenario:
             {"name": "turn3", "args": ["-p", "Say hi", "--resume", self.sessions["turn1"], *run]},
         ]}, work, "phase2")  # fmt: skip
         self.settings_at_end = (self.repo / ".gemini" / "settings.json").read_text()
+        self.summary, self.summary_copies = summarise(self.home, plan, work)
         self.hook_calls = self.sim.hook_calls()
         self.checkpoints = self.sim.checkpoints()
         self.violations = self.sim.violations()
@@ -200,6 +201,28 @@ class Scenario:
     def turns(self, session: str) -> list[dict[str, Any]]:
         sid = self.sessions[session]
         return [c for c in self.checkpoints if c["kind"] == "turn" and c["session_id"] == sid]
+
+
+SUMMARY_MARK = "SUMMARISED-TEXT-7f3a"
+"""In the text ``generate-text`` is asked to summarise: no file may hold it afterwards."""
+
+
+def summarise(home: Path, plan: dict[str, Any], work: Path) -> tuple[dict[str, Any], list[str]]:
+    """``generate-text`` through the real Gemini, signed in as a user may be (the key in ``~/.gemini/.env``,
+    none in the environment), in a TMPDIR of its own: its result (``left``: what is new under the home and
+    that TMPDIR afterwards), and every file under the home that holds the summarised text."""
+    (home / ".gemini" / ".env").write_text("GEMINI_API_KEY=scripted\n")
+    tmp = work / "summary-tmp"
+    tmp.mkdir()
+    plugin = str(Path(sys.executable).parent / "entire-agent-google-gemini")
+    path = os.pathsep.join([str(Path(plan["gemini"]).parent), plan["env"]["PATH"]])
+    results = run_in_namespace({**plan, "steps": [{
+        "name": "summary", "argv": [plugin, "generate-text"], "watch": [str(home), str(tmp)],
+        "stdin": f"Summarise this session in one sentence: the user asked for hello.txt. {SUMMARY_MARK}",
+        "env": {"GEMINI_API_KEY": None, "TMPDIR": str(tmp), "PATH": path},
+    }]}, work, "summary")  # fmt: skip
+    copies = [str(p) for p in home.rglob("*") if p.is_file() and SUMMARY_MARK.encode() in p.read_bytes()]
+    return results["steps"][0], copies
 
 
 @pytest.fixture(scope="module", params=WINDOW.versions())
@@ -327,3 +350,11 @@ def test_resume_restores_a_deleted_session_for_gemini(scenario: Scenario) -> Non
     answer = scenario.phase2["steps"][0]["answer"]
     assert answer["session_id"] == scenario.sessions["turn1"]  # Gemini found the restored session
     assert t3["turn_offset"] > 0  # the restored file held the earlier turns
+
+
+def test_generate_text_answers_and_leaves_nothing_behind(scenario: Scenario) -> None:
+    """A summary through the real Gemini, the key read from ``~/.gemini/.env`` as the user keeps it: nothing
+    new under the home (Gemini's chat of the run, its project) or TMPDIR, and no file holds the text."""
+    assert json.loads(scenario.summary["stdout"])["text"], scenario.summary
+    assert scenario.summary["left"] == []
+    assert scenario.summary_copies == []

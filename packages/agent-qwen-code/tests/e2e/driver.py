@@ -2,9 +2,11 @@
 
 ``python driver.py <plan.json>``; the plan names the qwen binary, the working directory, the
 environment, the chats directory and the steps, each ``{"name", "args"}`` where an argument
-``{session:<step>}`` becomes the session an earlier step started (the chat file it created). One JSON
-file of results (exit codes, outputs, session ids) is written to the plan's ``results`` path; the
-server's request log goes to ``api_log``.
+``{session:<step>}`` becomes the session an earlier step started (the chat file it created). A step with
+``argv`` instead runs that command (the plugin's ``generate-text``) with ``stdin``, its ``env`` over the
+plan's (a value ``null`` drops the variable), and records in ``left`` what it left under the ``watch``
+folders (``entire_sim.e2e.left_behind``). One JSON file of results (exit codes, outputs, session ids) is
+written to the plan's ``results`` path; the server's request log goes to ``api_log``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import openai_api
+from entire_sim.e2e import left_behind, paths_under
 
 STEP_TIMEOUT = 240
 
@@ -35,15 +38,19 @@ def _run(plan: dict[str, Any], env: dict[str, str], results: list[dict[str, obje
     """Run the plan's steps in order, appending each one's result; stop at the first that fails."""
     sessions: dict[str, str] = {}
     for step in plan["steps"]:
-        argv = [plan["qwen"], *(_expand(a, sessions) for a in step["args"])]
+        argv = step.get("argv") or [plan["qwen"], *(_expand(a, sessions) for a in step["args"])]
         before = _chats(plan)
+        watch = step.get("watch", [])
+        watched = paths_under(*watch)
+        step_env = {k: v for k, v in {**env, **step.get("env", {})}.items() if v is not None}
         started = time.monotonic()
-        proc = subprocess.run(argv, cwd=plan["workdir"], env=env, capture_output=True, timeout=STEP_TIMEOUT,
-                              check=False)  # fmt: skip
+        proc = subprocess.run(argv, cwd=plan["workdir"], env=step_env, input=step.get("stdin", "").encode(),
+                              capture_output=True, timeout=STEP_TIMEOUT, check=False)  # fmt: skip
         time.sleep(float(step.get("settle", 0)))  # a background subagent finishing after qwen exits
+        left = left_behind(watched, paths_under(*watch))
         new = sorted(_chats(plan) - before)
         sessions.update({step["name"]: new[0]} if new else {})
-        results.append({"name": step["name"], "argv": argv, "code": proc.returncode, "new_sessions": new,
+        results.append({"name": step["name"], "argv": argv, "code": proc.returncode, "new_sessions": new, "left": left,
                         "stdout": proc.stdout.decode("utf-8", "replace")[-4000:],
                         "stderr": proc.stderr.decode("utf-8", "replace")[-4000:],
                         "seconds": round(time.monotonic() - started, 2)})  # fmt: skip

@@ -38,6 +38,8 @@ PROMPTS = [
     "delete old.txt now",
     "<b>use a subagent</b> for sub.txt",
 ]
+SUMMARY_MARK = "SUMMARISED-TEXT-7f3a"
+"""In the text ``generate-text`` is asked to summarise: no file may hold it afterwards."""
 BACKGROUND = (0, 23, 0)
 """From here the ``agent`` tool runs subagents in the background (seen in 0.23.4, not in 0.15.6)."""
 
@@ -114,6 +116,7 @@ class Scenario:
         self.session = self.results["sessions"]["t1"]
         settings = self.repo / ".qwen" / "settings.json"
         self.settings_at_end = settings.read_text()
+        self.summary, self.summary_copies = self.summarise(qwen, work)
         sim = self.sim
         self.hook_calls, self.checkpoints, self.violations = (
             sim.hook_calls(),
@@ -122,6 +125,36 @@ class Scenario:
         )
         sim.disable(AGENT)
         self.settings_after_disable = settings.read_text()
+
+    def summarise(self, qwen: str, work: Path) -> tuple[dict[str, Any], list[str]]:
+        """``generate-text`` through the real Qwen, as a user has it set up: auto-memory on (Qwen's default),
+        the key and model in ``~/.qwen/.env`` and none in the environment, in a TMPDIR of its own. Its
+        result (``left``: what is new under the home and that TMPDIR afterwards), and every file under the
+        home that holds the summarised text."""
+        qwen_home = self.home / ".qwen"
+        settings = json.loads((qwen_home / "settings.json").read_text())
+        del settings["memory"]
+        (qwen_home / "settings.json").write_text(json.dumps(settings))
+        (qwen_home / ".env").write_text("OPENAI_API_KEY=scripted\nOPENAI_MODEL=qwen-scripted\n")
+        tmp = work / "summary-tmp"
+        tmp.mkdir()
+        plugin = str(Path(sys.executable).parent / "entire-agent-qwen-code")
+        path = os.pathsep.join([str(Path(qwen).parent), self.plan["env"]["PATH"]])
+        plan = {**self.plan, "results": str(work / "summary.json"), "api_log": str(work / "summary-api.jsonl"),
+                "steps": [{"name": "summary", "argv": [plugin, "generate-text"], "watch": [str(self.home), str(tmp)],
+                           "stdin": f"Summarise this session in one sentence: notes were edited. {SUMMARY_MARK}",
+                           "env": {"OPENAI_API_KEY": None, "OPENAI_MODEL": None, "TMPDIR": str(tmp), "PATH": path}}]}  # fmt: skip
+        (work / "summary-plan.json").write_text(json.dumps(plan))
+        argv = e2e.in_loopback_namespace(
+            [sys.executable, str(HERE / "driver.py"), str(work / "summary-plan.json")]
+        )
+        proc = subprocess.run(argv, capture_output=True, timeout=600, check=False)
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
+        (step,) = json.loads((work / "summary.json").read_text())["steps"]
+        marked = [
+            str(p) for p in self.home.rglob("*") if p.is_file() and SUMMARY_MARK.encode() in p.read_bytes()
+        ]
+        return step, marked
 
     def events(self) -> list[str]:
         return [
@@ -152,6 +185,15 @@ def test_enable_and_disable_keep_the_users_bytes(scenario: Scenario) -> None:
     assert "// My Qwen" not in scenario.settings_at_end
     expected = '{\n  "model": {\n    "name": "qwen-scripted"\n  },\n  "$version": 3\n}'
     assert scenario.settings_after_disable == expected
+
+
+def test_generate_text_answers_and_leaves_nothing_behind(scenario: Scenario) -> None:
+    """A summary through the real Qwen, auth from ``~/.qwen/.env``: nothing new under the home (no project
+    folder, chat or memory under ``~/.qwen``) or TMPDIR, and no file holds the summarised text."""
+    assert scenario.summary["code"] == 0, scenario.summary["stderr"]
+    assert json.loads(scenario.summary["stdout"])["text"], scenario.summary
+    assert scenario.summary["left"] == []
+    assert scenario.summary_copies == []
 
 
 def test_no_violations(scenario: Scenario) -> None:

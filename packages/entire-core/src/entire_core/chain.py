@@ -63,13 +63,14 @@ def enable_command(agent_name: str) -> str:
 
 def check_host(report: Report, agent: Agent, *, probe_timeout: float = PROBE_TIMEOUT) -> Host:
     """The links every agent shares: git repository, ``entire`` and its version, the host knows the agent,
-    no stuck session of ours. Returns what was found."""
+    no stuck session of ours, no hooks here of a plugin that is gone. Returns what was found."""
     common = check_git(report, agent)
     entire = check_entire(report, agent.env)
     if common is None:
         report.skip("the Entire CLI finds this plugin", "not a git repository")
         report.skip("stuck sessions", "not a git repository")
         return Host(None, entire)
+    check_orphaned_hooks(report, agent)
     check_enabled(report, agent)
     if entire is None:
         report.skip("the Entire CLI finds this plugin", "`entire` is not on PATH")
@@ -260,6 +261,83 @@ def check_host_finds_plugin(
                     f'add "external_agents": true to {os.path.join(root, ".entire", "settings.local.json")}')  # fmt: skip
     else:
         report.fail(f"{what} (external_agents is off)", enable_command(agent.name))
+
+
+BUILTIN_AGENTS = frozenset(
+    ["claude-code", "codex", "copilot-cli", "cursor", "factoryai-droid", "gemini", "opencode", "pi"]
+)
+"""The Entire CLI's own agents (v0.10.3): their hooks call ``entire hooks <name>`` and need no plugin."""
+ORPHAN_SCAN_BYTES = 1 << 20
+"""Config files larger than this are not read for hook commands (a hook config is a few KiB)."""
+CONFIG_SUFFIXES = (".json", ".jsonc", ".toml", ".yml", ".yaml")
+"""What an agent's config file is named like (chat histories and notes that may quote a command are not)."""
+
+
+def orphaned_hooks(root: str, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """Hook commands in the repository's agent configs that need a plugin no longer on PATH.
+
+    Agents keep their project config in a dot-folder or a dot-file at the repository's root
+    (``.codex/hooks.json``, ``.gemini/settings.json``, ``.qwen/settings.json``, ``.aider.conf.yml``, and
+    the same for agents we do not know), so the config files (``CONFIG_SUFFIXES``) there, one level deep,
+    are read for ``entire hooks <name>`` and ``entire-agent-<name>``. Returns ``{plugin name: [files naming it]}`` for every name that is
+    not a built-in agent and whose ``entire-agent-<name>`` is not on PATH.
+    """
+    import re
+    import shutil
+
+    mention = re.compile(rb"entire hooks ([a-z0-9][a-z0-9-]*)|entire-agent-([a-z0-9][a-z0-9-]*)")
+    candidates: list[str] = []
+    try:
+        top = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return {}
+    for entry in top:
+        if not entry.name.startswith(".") or entry.name in (".git", ".entire"):
+            continue
+        if entry.is_file():
+            candidates.append(entry.path)
+        elif entry.is_dir(follow_symlinks=False):
+            try:
+                candidates += sorted(e.path for e in os.scandir(entry.path) if e.is_file())
+            except OSError:
+                continue
+    found: dict[str, list[str]] = {}
+    path = env.get("PATH", os.defpath)
+    for candidate in candidates:
+        if not candidate.endswith(CONFIG_SUFFIXES):
+            continue
+        try:
+            if os.path.getsize(candidate) > ORPHAN_SCAN_BYTES:
+                continue
+            with open(candidate, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        for match in mention.finditer(data):
+            name = (match[1] or match[2]).decode("ascii").rstrip("-")
+            if name in BUILTIN_AGENTS or shutil.which(f"entire-agent-{name}", path=path):
+                continue
+            files = found.setdefault(name, [])
+            if candidate not in files:
+                files.append(candidate)
+    return found
+
+
+def way_back(name: str) -> str:
+    """The fix for hooks whose plugin was uninstalled first: the plugin back, its hooks out, the plugin out."""
+    program = f"entire-agent-{name}"
+    return (f"`uv tool install --compile-bytecode {program}` (the plugin back), then `{program} uninstall-hooks` "
+            f"in this repository, then `uv tool uninstall {program}`")  # fmt: skip
+
+
+def check_orphaned_hooks(report: Report, agent: Agent) -> None:
+    """No hooks left here of a plugin that was uninstalled before its hooks (each fails ``unknown agent``)."""
+    root = agent.repo_root
+    for name, files in sorted(orphaned_hooks(root, agent.env).items()):
+        where = ", ".join(os.path.relpath(f, root) for f in files)
+        report.fail(f"{where} holds hooks of entire-agent-{name}, which is not on PATH: each of them fails "
+                    f"with 'unknown agent \"{name}\"', and `entire disable --uninstall` cannot take them out",
+                    way_back(name))  # fmt: skip
 
 
 def check_hook_commands(report: Report, agent: Agent, commands: Iterable[str], where: str) -> None:

@@ -210,8 +210,23 @@ _SESSION_EVENTS = frozenset([1, 2, 3, 4, 5])
 """SessionStart to SessionEnd: events on the session's own transcript, which the CLI records (not a subagent's)."""
 
 
-def install_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
-    """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it."""
+def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it.
+
+    Outside a git repository it refuses and writes nothing, as ``entire enable`` does there: hooks
+    installed where Entire records nothing only leave an agent config folder behind.
+    """
+    from entire_core.chain import enable_command, git_common_dir
+
+    root = agent.repo_root
+    if git_common_dir(root) is None:
+        from entire_core.errors import AgentError
+
+        raise AgentError(
+            f"{root} is not in a git repository, and Entire records only inside one; nothing was installed",
+            f"run `git init` there first, then {enable_command(agent.name)}",
+        )
+    assert isinstance(agent, HookSupport)
     return {"hooks_installed": int(agent.install_hooks(force=flags.bool_("force")))}
 
 

@@ -13,7 +13,9 @@ rest once, for every agent:
 - uninstall removes our handlers, then exactly what the record says install created, deepest key
   first, and only while it holds nothing of the user's. Without a record that still matches the file
   (none, or the user changed the file since), only our handlers go. A file that held nothing before
-  (empty, or only whitespace) gets that text back, byte for byte, not ``{}``.
+  (empty, or only whitespace) gets that text back, byte for byte, not ``{}``. A file install created,
+  or one that held nothing, goes (or gets its text back) also when nothing is left in it but keys the
+  agent wrote there itself since (``agent_keys``, Qwen's ``"$version"``).
 """
 
 from __future__ import annotations
@@ -186,9 +188,12 @@ class HookGroupsFile:
                 parent = _find(root, path[:-1])
                 if parent is not None and parent.get(path[-1]) == {}:
                     del parent[path[-1]]
-            if not root and record.get("created_file"):
+            # What is left may be only the agent's own keys, written there by the agent since (Qwen's
+            # "$version"): they came with our file, and go with it.
+            left = [key for key in root if key not in self.agent_keys]
+            if not left and record.get("created_file"):
                 doc.delete()
-            elif not root and original is not None:
+            elif not left and original is not None:
                 doc.restore(original)
         if record.get("created_dir") and not os.path.exists(self.path):
             with contextlib.suppress(OSError):  # not empty: something else lives there

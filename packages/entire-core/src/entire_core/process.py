@@ -6,7 +6,7 @@ transcript text) would stay on disk. So ``Guard`` starts a watchdog first: a tin
 process, in its own session, that blocks reading a pipe only we hold. Each child we start gets its
 own process group, whose id we tell the watchdog, as we tell it our scratch directory. When we finish,
 we reap both ourselves and say ``done``; when the pipe closes without ``done`` (we were killed), the
-watchdog kills every group and removes every directory it was told about. Stdlib only.
+watchdog kills every group and removes every directory and file it was told about. Stdlib only.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ TEXT_SECONDS_ENV = "ENTIRE_AGENT_TEXT_TIMEOUT"
 
 _WATCHDOG = r"""
 import os, shutil, signal, subprocess, sys
-groups, dirs, done, buf = [], [], False, b""
+groups, dirs, files, done, buf = [], [], [], False, b""
 while True:
     try:
         chunk = os.read(0, 4096)
@@ -47,6 +47,8 @@ while True:
             groups.append(int(value))
         elif kind == "dir":
             dirs.append(value)
+        elif kind == "file":
+            files.append(value)
         elif kind == "done":
             done = True
 if not done:
@@ -60,6 +62,11 @@ if not done:
             pass
     for path in dirs:
         shutil.rmtree(path, ignore_errors=True)
+    for path in files:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
 """
 
 
@@ -102,6 +109,7 @@ class Guard:
             stderr=subprocess.DEVNULL,
             start_new_session=os.name != "nt",  # a kill of our group must not take the watchdog with it
         )
+        self._files: list[str] = []
         self.scratch = self._make_scratch(scratch_prefix, env or {}) if scratch_prefix else ""
 
     def _make_scratch(self, prefix: str, env: Mapping[str, str]) -> str:
@@ -118,6 +126,13 @@ class Guard:
             except FileExistsError:
                 continue
             return path
+
+    def remove_later(self, path: str) -> None:
+        """Have the file at ``path`` removed when the call ends, as the scratch directory is, even if we are
+        killed: a file the agent writes outside the scratch directory because of this one run (its name
+        is ours alone), which the user must not find afterwards."""
+        self._files.append(path)
+        self._tell(f"file {path}")
 
     def _tell(self, line: str) -> None:
         pipe = self._watchdog.stdin
@@ -178,6 +193,11 @@ class Guard:
 
         if self.scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
+        for path in self._files:
+            try:  # noqa: SIM105 - contextlib is one more import
+                os.remove(path)
+            except OSError:  # never written, or gone already
+                pass
         pipe = self._watchdog.stdin
         if pipe is not None and not pipe.closed:
             try:

@@ -129,3 +129,28 @@ def pypi_tool(package: str, version: str) -> Path:
                 )
         (target / ".complete").touch()
     return venv / "bin"
+
+
+def paths_under(*roots: str | Path) -> set[str]:
+    """Every file, folder and link under ``roots`` (links are not followed), as strings."""
+    found: set[str] = set()
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            found.update(os.path.join(folder, name) for name in [*dirs, *files])
+    return found
+
+
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+"""Files an SQLite database keeps beside itself while it is open, made and removed with its connections."""
+
+
+def left_behind(before: set[str], after: set[str]) -> list[str]:
+    """What ``after`` has that ``before`` had not (``paths_under`` of the same roots, before and after a run).
+
+    An SQLite database's own sidecar files (``-wal``, ``-shm``, ``-journal``) are no new thing when the
+    database was there before: they come and go with whoever has it open (Codex's state databases).
+    """
+    new = after - before
+    return sorted(
+        path for path in new if not (path.endswith(SQLITE_SIDECARS) and path.rsplit("-", 1)[0] in before)
+    )

@@ -25,7 +25,7 @@ BUILTINS = ("claude-code", "codex", "copilot-cli", "cursor", "factoryai-droid", 
 USAGE = (
     "Usage:\n  entire [flags]\n  entire [command]\n\n"
     "The Entire CLI simulator's shim knows: agent add|list, checkpoint explain --generate <id>,\n"
-    "configure --summarize-provider <name>, disable [--uninstall [--force]], enable --agent <name> [--force],\n"
+    "configure --summarize-provider <name> [--local], disable [--uninstall [--force]], enable --agent <name> [--force],\n"
     "hooks <agent> <hook>, session resume [<branch>] [--force], version\n"
 )
 
@@ -149,11 +149,17 @@ def _disable(args: list[str]) -> int:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             return 0
     try:
-        cleaned = Simulator(Path(repo)).uninstall()
+        cleaned = Simulator(Path(repo)).uninstall(dict(os.environ))
     except Exception as exc:  # one line, like the real CLI's "Entire was not fully removed"
         sys.stderr.write(f"entire: Entire was not fully removed: {exc}\n")
         return 1
-    sys.stdout.write(f"Removed Entire from {repo} (hooks of: {', '.join(cleaned) or 'no agent'})\n")
+    # As v0.10.3 reports it (setup.go, uninstallAgentHooks): a plugin that is not on PATH is not asked,
+    # so its hooks stay, and the removal is said to be complete all the same.
+    removed = "".join(f"  ✓ Removed {name} hooks (external agent)\n" for name in cleaned)
+    removed = removed or "  · No agent hooks to remove\n"
+    sys.stdout.write(
+        f"\n{removed}  ✓ Removed .entire directory\n\n✓ Entire has been removed from this repository.\n"
+    )
     return 0
 
 
@@ -168,12 +174,24 @@ def _read_json(path: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
+EXTERNAL_AGENTS_NOTE = (
+    "Note: external agents are now enabled for the rest of Entire too — not just summaries."
+)
+"""What v0.10.3 prints when naming a plugin the summary provider turns ``external_agents`` on."""
+
+
 def _configure(args: list[str]) -> int:
-    """``entire configure --summarize-provider NAME``: the summary provider in ``.entire/settings.json``."""
+    """``entire configure --summarize-provider NAME [--local|--project]``: the summary provider.
+
+    As v0.10.3's ``updateSummaryGenerationSettings`` writes it: into ``.entire/settings.local.json`` with
+    ``--local``, ``.entire/settings.json`` with ``--project``, else into ``settings.json`` when it exists
+    (``settingsTargetFile``), so that a provider in the local file (the first ``explain --generate``'s own
+    pick) still wins. A plugin as provider turns ``external_agents`` on in that file.
+    """
     import json
     from pathlib import Path
 
-    parsed = _flags(args, ("--summarize-provider",), ("--summarize-provider",))
+    parsed = _flags(args, ("--summarize-provider", "--local", "--project"), ("--summarize-provider",))
     if isinstance(parsed, str):
         return _invalid(parsed)
     flags, positional = parsed
@@ -181,17 +199,25 @@ def _configure(args: list[str]) -> int:
         return _invalid(f'unknown command "{positional[0]}" for "entire configure"')
     repo = _repo()
     if repo is None:
-        return _fail("not a git repository")
+        return _fail("Not a git repository. Please run 'entire configure' from within a git repository.")
+    if "--local" in flags and "--project" in flags:
+        return _fail("cannot specify both --project and --local")
     if "--summarize-provider" not in flags:
         return _fail("entire: the simulator's shim configures only --summarize-provider <name>")
-    target = Path(repo, ".entire", "settings.json")
+    shared = Path(repo, ".entire", "settings.json")
+    local = "--local" in flags or ("--project" not in flags and not shared.exists())
+    name = "settings.local.json" if local else "settings.json"
+    target = Path(repo, ".entire", name)
     settings = _read_json(target)
     summary = settings.get("summary_generation")
-    settings["summary_generation"] = {**(summary if isinstance(summary, dict) else {}),
-                                      "provider": flags["--summarize-provider"]}  # fmt: skip
+    provider = flags["--summarize-provider"]
+    settings["summary_generation"] = {**(summary if isinstance(summary, dict) else {}), "provider": provider}
+    if provider not in BUILTINS and settings.get("external_agents") is not True:
+        settings["external_agents"] = True
+        sys.stdout.write(EXTERNAL_AGENTS_NOTE + "\n")
     target.parent.mkdir(exist_ok=True)
     target.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    sys.stdout.write("✓ Settings updated (.entire/settings.json)\n")
+    sys.stdout.write(f"✓ Settings updated (.entire/{name})\n")
     return 0
 
 

@@ -170,15 +170,20 @@ class Simulator:
         finally:
             self._log(plugin, "disable")
 
-    def uninstall(self) -> list[str]:
-        """``entire disable --uninstall``: every agent's hooks out, then ``.entire/``; the agents it cleaned."""
+    def uninstall(self, env: dict[str, str] | None = None) -> list[str]:
+        """``entire disable --uninstall``: every agent's hooks out, then ``.entire/``; the agents it cleaned.
+
+        Plugins are found on ``env``'s PATH (the shim passes its caller's, as the host searches only there;
+        by default the simulator's own). A plugin not found is not asked, so its hooks stay.
+        """
         import shutil
 
-        env = self.env()
+        env = env if env is not None else self.env()
         found = discovery.discover(env["PATH"], str(self.repo), env)
         cleaned: list[str] = []
         for plugin in found.plugins:
             if plugin.capability("hooks") and plugin.json("are-hooks-installed")["installed"]:
+                self._plugins[plugin.name] = plugin
                 self.disable(plugin.name)
                 cleaned.append(plugin.name)
         shutil.rmtree(self.repo / ".entire", ignore_errors=True)

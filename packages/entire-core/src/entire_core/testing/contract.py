@@ -89,13 +89,7 @@ class AgentContract:
 
     @pytest.fixture
     def env(self, tmp_path: Path) -> Env:
-        sandbox = Sandbox(tmp_path, extra_env=dict(self.extra_env))
-        self.prepare_repo(sandbox)
-        runner: InProcessRunner | ScriptRunner
-        runner = (
-            ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)
-        )
-        return Env(sandbox, runner, self.agent_cls.name, tuple(self.agent_cls.commands))
+        return self._fresh_env(tmp_path)
 
     def _has(self, capability: str) -> bool:
         return self.agent_cls.has(capability)
@@ -423,10 +417,11 @@ class AgentContract:
             env.call("install-hooks")
             check_doctor_report(env.raw("doctor"), self.agent_cls.name)
 
-    def test_doctor_outside_a_git_repository_says_git_init(self, env: Env) -> None:
+    def test_doctor_outside_a_git_repository_says_git_init(self, tmp_path: Path) -> None:
         """The hooks do nothing outside a git repository, and `entire enable` fails there: the fix is git init."""
         from entire_core.chain import git_common_dir
 
+        env = self._fresh_env(tmp_path, git=False)
         if git_common_dir(str(env.sandbox.repo)) is not None:
             pytest.skip("the test's directory is inside a git repository")
         result = env.raw("doctor")
@@ -438,6 +433,25 @@ class AgentContract:
         assert not any("entire enable" in fix for fix in fixes), (
             f"a fix that fails outside git: {result.text}"
         )
+
+    def test_doctor_names_hooks_of_a_plugin_that_was_uninstalled_first(self, env: Env) -> None:
+        """Hooks of a plugin no longer on PATH (uninstalled before its hooks): every doctor names them, with
+        the way back (the plugin back, its ``uninstall-hooks``, the plugin out)."""
+        assert "doctor" in self.agent_cls.commands, "every agent has a doctor on entire_core.doctor"
+        config = env.sandbox.repo / ".another-agent" / "hooks.json"
+        config.parent.mkdir()
+        config.write_text('{"hooks": {"Stop": [{"command": "entire hooks gone-plugin stop"}]}}')
+        result = env.raw("doctor")
+        check_doctor_report(result, self.agent_cls.name)
+        assert result.code == 1, result.text
+        lines = result.text.splitlines()
+        at = next(
+            (i for i, line in enumerate(lines) if "holds hooks of entire-agent-gone-plugin" in line), None
+        )
+        assert at is not None and lines[at].startswith("FAIL  .another-agent/hooks.json holds hooks"), (
+            result.text
+        )
+        assert "`entire-agent-gone-plugin uninstall-hooks`" in lines[at + 1], result.text
 
     def test_doctor_refuses_unknown_flags_and_arguments(self, env: Env) -> None:
         for args in (["--no-such-flag"], ["--no-such-flag=1"], ["extra"]):
@@ -462,6 +476,26 @@ class AgentContract:
         assert env.call("are-hooks-installed")["installed"] is False
         assert env.sandbox.snapshot() == before, "uninstall did not restore the repository"
         env.call("uninstall-hooks")
+
+    def test_install_hooks_outside_a_git_repository_refuses(self, tmp_path: Path) -> None:
+        """As `entire enable` refuses there: one line naming the program and `git init`, and nothing written."""
+        from entire_core.chain import git_common_dir
+
+        self._require("hooks")
+        env = self._fresh_env(tmp_path, git=False)
+        if git_common_dir(str(env.sandbox.repo)) is not None:
+            pytest.skip("the test's directory is inside a git repository")
+        before = env.sandbox.snapshot()
+        for args in ((), ("--force",)):
+            result = env.raw("install-hooks", *args)
+            assert result.code == 1, f"install-hooks {args} outside a git repository: {result!r}"
+            assert_one_line_error(result)
+            problem = error_format_problem(result.error, self.agent_cls.name, "install-hooks")
+            assert problem is None, problem
+            assert "not in a git repository" in result.error and "`git init`" in result.error, result.error
+            assert env.sandbox.snapshot() == before, (
+                f"install-hooks {args} wrote files outside a git repository"
+            )
 
     def test_install_twice_then_uninstall_gives_the_users_file_back(self, tmp_path: Path) -> None:
         """Over every tricky original: the same bytes come back, or no file and no folder we created."""
@@ -497,8 +531,11 @@ class AgentContract:
             )
         assert unexpected == [], f"{unexpected} (hook_config_refused: {sorted(self.hook_config_refused)})"
 
-    def _fresh_env(self, root: Path) -> Env:
+    def _fresh_env(self, root: Path, *, git: bool = True) -> Env:
+        """A sandbox whose repository is a git repository (``git=False``: a plain folder) and an ``Env`` on it."""
         sandbox = Sandbox(root, extra_env=dict(self.extra_env))
+        if git:
+            sandbox.git_init()
         self.prepare_repo(sandbox)
         runner = (
             ScriptRunner(self.script, sandbox) if self.script else InProcessRunner(self.agent_cls, sandbox)

@@ -158,11 +158,13 @@ def windows(force_platform: Callable[[str], None]) -> None:
 
 @pytest.fixture
 def imports(tmp_path: Path) -> Imports:
-    """Runs a console script once per call, in a fresh sandbox, and returns every module it imported."""
+    """Runs a console script once per call, in a fresh sandbox (a git repository), and returns every module it imported."""
     runs = itertools.count(1)
 
     def run(script: Path, /, *args: str, stdin: bytes = b"") -> set[str]:
-        return imported_modules(script, list(args), Sandbox(tmp_path / f"run-{next(runs)}"), stdin=stdin)
+        sandbox = Sandbox(tmp_path / f"run-{next(runs)}")
+        sandbox.git_init()  # install-hooks refuses outside a git repository, before it imports its editor
+        return imported_modules(script, list(args), sandbox, stdin=stdin)
 
     return run
 

@@ -81,6 +81,13 @@ class Sandbox:
         if extra_env:
             self.env.update(extra_env)
 
+    def git_init(self) -> None:
+        """Make the repository a git repository, as every repository Entire records in is (no commit)."""
+        import subprocess
+
+        subprocess.run(["git", "init", "-q", "--template=", str(self.repo)], env={**self.env, "GIT_CONFIG_NOSYSTEM": "1"},
+                       check=True, capture_output=True)  # fmt: skip
+
     def snapshot(self) -> dict[str, bytes]:
         """Every file and directory under the repo, the home, the XDG homes and TMPDIR, with file bytes: to
         prove what a call changed, and that an uninstall leaves nothing of ours anywhere."""
