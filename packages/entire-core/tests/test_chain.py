@@ -234,6 +234,9 @@ def test_hooks_of_a_plugin_that_is_gone_fail_with_the_way_back(tmp_path: Path) -
         "`entire-agent-openai-codex uninstall-hooks` in this repository, then `uv tool uninstall entire-agent-openai-codex`"
     )
     assert "google-gemini" not in text and "codex stop" not in text
+    # The plugin asking runs, wherever it lies: its own hooks are never "of a plugin that is gone".
+    assert "chained" in chain.orphaned_hooks(str(repo), {"PATH": "/nonexistent"})
+    assert "chained" not in chain.orphaned_hooks(str(repo), {"PATH": "/nonexistent"}, own="chained")
     fake_plugin(tmp_path / "bin", "openai-codex")  # back on PATH: nothing to say about it
     report, _ = _run(agent)
     assert [c.what.split(" holds")[0] for c in report.checks if "holds hooks" in c.what] == [

@@ -273,14 +273,15 @@ CONFIG_SUFFIXES = (".json", ".jsonc", ".toml", ".yml", ".yaml")
 """What an agent's config file is named like (chat histories and notes that may quote a command are not)."""
 
 
-def orphaned_hooks(root: str, env: Mapping[str, str]) -> dict[str, list[str]]:
+def orphaned_hooks(root: str, env: Mapping[str, str], own: str = "") -> dict[str, list[str]]:
     """Hook commands in the repository's agent configs that need a plugin no longer on PATH.
 
     Agents keep their project config in a dot-folder or a dot-file at the repository's root
     (``.codex/hooks.json``, ``.gemini/settings.json``, ``.qwen/settings.json``, ``.aider.conf.yml``, and
     the same for agents we do not know), so the config files (``CONFIG_SUFFIXES``) there, one level deep,
     are read for ``entire hooks <name>`` and ``entire-agent-<name>``. Returns ``{plugin name: [files naming it]}`` for every name that is
-    not a built-in agent and whose ``entire-agent-<name>`` is not on PATH.
+    not a built-in agent and whose ``entire-agent-<name>`` is not on PATH; ``own`` (the plugin asking,
+    which runs, and whose place on PATH ``check_host_finds_plugin`` checks) is never named.
     """
     import re
     import shutil
@@ -315,7 +316,7 @@ def orphaned_hooks(root: str, env: Mapping[str, str]) -> dict[str, list[str]]:
             continue
         for match in mention.finditer(data):
             name = (match[1] or match[2]).decode("ascii").rstrip("-")
-            if name in BUILTIN_AGENTS or shutil.which(f"entire-agent-{name}", path=path):
+            if name in BUILTIN_AGENTS or name == own or shutil.which(f"entire-agent-{name}", path=path):
                 continue
             files = found.setdefault(name, [])
             if candidate not in files:
@@ -333,7 +334,7 @@ def way_back(name: str) -> str:
 def check_orphaned_hooks(report: Report, agent: Agent) -> None:
     """No hooks left here of a plugin that was uninstalled before its hooks (each fails ``unknown agent``)."""
     root = agent.repo_root
-    for name, files in sorted(orphaned_hooks(root, agent.env).items()):
+    for name, files in sorted(orphaned_hooks(root, agent.env, agent.name).items()):
         where = ", ".join(os.path.relpath(f, root) for f in files)
         report.fail(f"{where} holds hooks of entire-agent-{name}, which is not on PATH: each of them fails "
                     f"with 'unknown agent \"{name}\"', and `entire disable --uninstall` cannot take them out",
