@@ -359,12 +359,10 @@ def check_front(install: Install, work: Path) -> None:
             f"the front's trace of info and get-session-dir says {answered}, not the front"
         )
     # A reinstall of entire-core (its RECORD newer than the front): Python answers and writes the front anew.
-    records = list(script.parent.parent.glob("lib/python*/site-packages/entire_core-*.dist-info/RECORD"))
-    records += list(
-        Path(str(install.env.get("PYTHONUSERBASE", "/nonexistent"))).glob(
-            "lib/python*/site-packages/entire_core-*.dist-info/RECORD"
-        )
-    )
+    # Beside the script (a venv, a pip --user base: the same directory for both globs there).
+    bases = {script.parent.parent, Path(install.env.get("PYTHONUSERBASE", script.parent.parent))}
+    pattern = "lib/python*/site-packages/entire_core-*.dist-info/RECORD"
+    records = sorted({record for base in bases for record in base.glob(pattern)})
     if len(records) != 1:
         install.problems.append(f"entire-core's RECORD not found beside the script: {records}")
     else:
