@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from entire_core import commands, front
 from entire_core.cli_stdio import encode_answer
+from entire_core.testing.frontcheck import installed_dist, write_front
 from entire_core.testing.sample_agent import SampleAgent, ViewedSampleAgent
 
 
@@ -35,10 +36,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     launcher = _launcher(bin_dir)
-    dist = tmp_path / "entire_core-0.1.0.dist-info"
-    dist.mkdir()
-    (dist / "RECORD").write_bytes(b"")
-    os.utime(dist / "RECORD", (1_000_000_000, 1_000_000_000))
+    dist = installed_dist(tmp_path / "entire_core-0.1.0.dist-info")
     monkeypatch.setattr(sys, "argv", [str(launcher), "info"])
     monkeypatch.setattr(front, "_installed", lambda module_file: True)
     monkeypatch.setattr(front, "_dist_info", lambda module_file, package: str(dist))
@@ -96,15 +94,8 @@ def test_adopt_leaves_the_launcher_where_it_cannot_or_should_not_swap(
 def test_a_front_whose_packages_changed_hands_every_call_to_python(tmp_path: Path) -> None:
     """An upgrade of ``entire-core`` alone (its dist-info gone) or a reinstall (its RECORD newer than the
     front): the front's answers may be stale, so Python answers, and writes the front anew."""
-    dist = tmp_path / "entire_core-0.1.0.dist-info"
-    dist.mkdir()
-    (dist / "RECORD").write_bytes(b"")
-    os.utime(dist / "RECORD", (1_000_000_000, 1_000_000_000))
-    path = tmp_path / "entire-agent-sample"
-    path.write_text(
-        front.script(SampleAgent, "/nonexistent/python", str(path), (str(dist),)), encoding="utf-8"
-    )
-    path.chmod(0o755)
+    dist = installed_dist(tmp_path / "entire_core-0.1.0.dist-info")
+    path = write_front(SampleAgent, "/nonexistent/python", tmp_path / "entire-agent-sample", dist)
 
     def info() -> subprocess.CompletedProcess[bytes]:
         return subprocess.run([str(path), "info"], capture_output=True, check=False, timeout=30)
@@ -135,15 +126,8 @@ def test_the_front_traces_its_calls_as_the_host_tests_record_them(tmp_path: Path
 
     from entire_core._digest import sha256_hex
 
-    dist = tmp_path / "d.dist-info"
-    dist.mkdir()
-    (dist / "RECORD").write_bytes(b"")
-    os.utime(dist / "RECORD", (1_000_000_000, 1_000_000_000))
-    path = tmp_path / "entire-agent-viewed-sample"
-    path.write_text(
-        front.script(ViewedSampleAgent, "/nonexistent", str(path), (str(dist),)), encoding="utf-8"
-    )
-    path.chmod(0o755)
+    dist = installed_dist(tmp_path / "d.dist-info")
+    path = write_front(ViewedSampleAgent, "/nonexistent", tmp_path / "entire-agent-viewed-sample", dist)
     repo = tmp_path / "repo"
     repo.mkdir()
     trace = tmp_path / "trace.jsonl"

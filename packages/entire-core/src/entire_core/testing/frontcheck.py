@@ -148,13 +148,27 @@ def _run(argv: list[bytes], case: Case, env: dict[str, str], cwd: Path) -> tuple
     return done.returncode, done.stdout
 
 
+def installed_dist(path: Path) -> Path:
+    """A package's ``.dist-info`` directory at ``path``, installed long before any front is written."""
+    path.mkdir(parents=True)
+    (path / "RECORD").write_bytes(b"")
+    os.utime(path / "RECORD", (1_000_000_000, 1_000_000_000))
+    return path
+
+
+def write_front(
+    agent_cls: type[Agent], python: str, path: Path, dist: Path, site: tuple[str, ...] | None = None
+) -> Path:
+    """The front of ``agent_cls`` written at ``path`` (executable), handing calls to ``python``."""
+    path.write_text(front.script(agent_cls, python, str(path), (str(dist),), site), encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
 def differences(agent_cls: type[Agent], root: Path, base_env: dict[str, str]) -> list[str]:
     """Each case (per shell) whose exit status or stdout differ between the front and Python."""
     package = agent_cls.__module__.split(".")[0]
-    dist = root / "dist-info"
-    dist.mkdir(parents=True)
-    (dist / "RECORD").write_bytes(b"")
-    os.utime(dist / "RECORD", (1_000_000_000, 1_000_000_000))
+    dist = installed_dist(root / "dist-info")
     python = [os.fsencode(sys.executable), b"-P", b"-c", f"from {package} import main; main()".encode()]
     fronts: dict[str, Path] = {}
     # The front hands calls to a Python started without site (-S), given the directories our packages and
@@ -168,11 +182,7 @@ def differences(agent_cls: type[Agent], root: Path, base_env: dict[str, str]) ->
         dict.fromkeys([*(os.path.dirname(os.path.dirname(h)) for h in homes), *site.getsitepackages()])
     )
     for kind, interpreter in (("front", sys.executable), ("alone", "/nonexistent/python")):
-        path = root / kind
-        text = front.script(agent_cls, interpreter, str(path), (str(dist),), site_dirs)
-        path.write_text(text, encoding="utf-8")
-        path.chmod(0o755)
-        fronts[kind] = path
+        fronts[kind] = write_front(agent_cls, interpreter, root / kind, dist, site_dirs)
     work = root / "cases"
     work.mkdir()
     problems: list[str] = []
