@@ -2,9 +2,10 @@
 
 Creates ``packages/agent-<name>`` from ``template/`` (the package with its console script and entry
 point, its version from the package, one module per job: ``hooks.py``, ``events.py``, ``transcript.py``,
-``compact.py``, ``textgen.py``, ``paths.py``, ``doctor.py``, ``versions.py`` (its support window, a
-placeholder version); the contract test subclass, the window's tests and a README stub), then adds it
-to the root ``pyproject.toml``, a CHANGELOG line under "Unreleased", and the lock.
+``compact.py``, ``view.py`` (a bounded view, not in use until ``view_format`` returns it), ``textgen.py``,
+``paths.py``, ``doctor.py``, ``versions.py`` (its support window, a placeholder version); the contract
+test subclass, the window's tests and a README stub), then adds it to the root ``pyproject.toml``, a
+CHANGELOG line under "Unreleased", and the lock.
 The lockstep tool (``tools/release/bump.py``) finds every workspace member itself; the new package
 starts at entire-core's version with the requirement on entire-core that bump.py checks.
 
@@ -71,6 +72,7 @@ def names(name: str, title: str, version: str, *, binary: str = "", config_dir: 
         "dist": f"entire-agent-{name}",
         "module": "entire_agent_" + "_".join(words),
         "cls": "".join(w.capitalize() for w in words) + "Agent",
+        "view_cls": "".join(w.capitalize() for w in words) + "View",
         "version": version,
     }
 
