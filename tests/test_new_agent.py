@@ -45,13 +45,27 @@ def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_pa
         "textgen.py",
         "paths.py",
         "doctor.py",
+        "view.py",
+        "versions.py",
     }
     assert layout <= {p.name for p in module.iterdir()}
+    tests_dir = {p.name for p in (package / "tests").iterdir()}
+    assert {"test_contract.py", "test_view.py", "test_versions.py"} <= tests_dir
     assert "entire-agent-acme-coder" in (copy / "pyproject.toml").read_text()
     assert "entire-agent-acme-coder" in (copy / "CHANGELOG.md").read_text().split("## 0.")[0]
 
-    tests = _run(copy, *run, "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", str(package))
+    tests = _run(copy, *run, "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", str(package))
     assert " passed" in tests.stdout and "failed" not in tests.stdout
+    # The view, not in use until view_format returns it, runs the kit's tests all the same; so does the window.
+    passed = {line.split("::", 1)[1] for line in tests.stdout.splitlines() if line.startswith("PASSED ")}
+    assert {
+        "TestAcmeCoderAgentWithViewContract::test_views_live_outside_the_repository",
+        "TestAcmeCoderAgentWithViewContract::test_view_snapshots_and_cuts_keep_the_format",
+        "TestAcmeCoderAgentWithViewContract::test_write_then_read_session",
+        "TestAcmeCoderAgentWindow::test_the_readme_table_is_the_window",
+        "TestAcmeCoderAgentWindow::test_install_refuses_a_version_below_the_window",
+        "TestAcmeCoderAgentWindow::test_one_install_hint_everywhere",
+    } <= passed, tests.stdout[-3000:]
     # What make test asks of every agent as well: its coverage measured, its bundled session replayed
     # with the hook path kept light (tests/test_startup.py needs the package's demo/replay.json).
     import tomllib

@@ -2,13 +2,15 @@
 
 Creates ``packages/agent-<name>`` from ``template/`` (the package with its console script and entry
 point, its version from the package, one module per job: ``hooks.py``, ``events.py``, ``transcript.py``,
-``compact.py``, ``textgen.py``, ``paths.py``, ``doctor.py``; the contract test subclass and a README
-stub), then adds it to the root ``pyproject.toml``, a CHANGELOG line under "Unreleased", and the lock.
+``compact.py``, ``view.py`` (a bounded view, not in use until ``view_format`` returns it), ``textgen.py``,
+``paths.py``, ``doctor.py``, ``versions.py`` (its support window, a placeholder version); the contract
+test subclass, the window's tests and a README stub), then adds it to the root ``pyproject.toml``, a
+CHANGELOG line under "Unreleased", and the lock.
 The lockstep tool (``tools/release/bump.py``) finds every workspace member itself; the new package
 starts at entire-core's version with the requirement on entire-core that bump.py checks.
 
-What is left to the agent's author is the agent's own knowledge: its config shape, its hook payloads
-and its transcript format (the README's "Adding an agent").
+What is left to the agent's author is the agent's own knowledge: its config shape, its hook payloads,
+its transcript format and the versions it is tested with (the README's "Adding an agent").
 
     uv run python tools/scaffold/new_agent.py <name> [--title "Display Name"] [--binary cmd]
         [--config-dir .folder] [--no-lock]
@@ -70,6 +72,7 @@ def names(name: str, title: str, version: str, *, binary: str = "", config_dir: 
         "dist": f"entire-agent-{name}",
         "module": "entire_agent_" + "_".join(words),
         "cls": "".join(w.capitalize() for w in words) + "Agent",
+        "view_cls": "".join(w.capitalize() for w in words) + "View",
         "version": version,
     }
 
@@ -245,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     rel = package.relative_to(args.root.resolve())
     print(
-        f"created {rel}; now teach it the agent: hooks.py, events.py and transcript.py (README: Adding an agent)"
+        f"created {rel}; now teach it the agent: hooks.py, events.py, transcript.py and versions.py (README: Adding an agent)"
     )
     print(f"run its contract tests: uv run pytest {rel}")
     return 0

@@ -1,0 +1,185 @@
+"""``HooksContract``: the contract kit's standard tests of hooks.
+
+Install, uninstall and the user's own config file given back byte for byte, ``parse-hook`` on any
+stdin and on the agent's recorded payloads, and paths that name a directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entire_core.testing.cases import JSON_ORIGINALS, ORIGINALS
+from entire_core.testing.checks import Env, assert_one_line_error, error_format_problem, native_behind_view
+from entire_core.testing.contract_base import ContractBase, b64
+
+
+class HooksContract(ContractBase):
+    """Standard tests of installing hooks and parsing their payloads."""
+
+    def test_hooks_lifecycle(self, env: Env) -> None:
+        self._require("hooks")
+        before = env.sandbox.snapshot()
+        assert env.call("are-hooks-installed")["installed"] is False
+        first = env.call("install-hooks")["hooks_installed"]
+        assert first > 0
+        assert env.call("are-hooks-installed")["installed"] is True
+        after_install = env.sandbox.snapshot()
+        assert env.call("install-hooks")["hooks_installed"] == 0
+        assert env.sandbox.snapshot() == after_install, "a second install changed files"
+        assert env.call("install-hooks", "--force")["hooks_installed"] == first
+        env.call("install-hooks", "--local-dev")
+        env.call("uninstall-hooks")
+        assert env.call("are-hooks-installed")["installed"] is False
+        assert env.sandbox.snapshot() == before, "uninstall did not restore the repository"
+        env.call("uninstall-hooks")
+
+    def test_install_hooks_outside_a_git_repository_refuses(self, tmp_path: Path) -> None:
+        """As `entire enable` refuses there: one line naming the program and `git init`, and nothing written."""
+        from entire_core.chain import git_common_dir
+
+        self._require("hooks")
+        env = self._fresh_env(tmp_path, git=False)
+        if git_common_dir(str(env.sandbox.repo)) is not None:
+            pytest.skip("the test's directory is inside a git repository")
+        before = env.sandbox.snapshot()
+        for args in ((), ("--force",)):
+            result = env.raw("install-hooks", *args)
+            assert result.code == 1, f"install-hooks {args} outside a git repository: {result!r}"
+            assert_one_line_error(result)
+            problem = error_format_problem(result.error, self.agent_cls.name, "install-hooks")
+            assert problem is None, problem
+            assert "not in a git repository" in result.error and "`git init`" in result.error, result.error
+            assert env.sandbox.snapshot() == before, (
+                f"install-hooks {args} wrote files outside a git repository"
+            )
+
+    def test_install_twice_then_uninstall_gives_the_users_file_back(self, tmp_path: Path) -> None:
+        """Over every tricky original: the same bytes come back, or no file and no folder we created."""
+        self._require("hooks")
+        if self.hook_config is None:
+            pytest.skip(f"{self.agent_cls.name} names no hook_config")
+        event = self._first_event(tmp_path / "probe")
+        originals = {**ORIGINALS, **self.hook_config_originals}
+        if self.hook_config_syntax == "json":
+            originals = {**JSON_ORIGINALS, **self.hook_config_originals}
+        unexpected: list[str] = []
+        for i, (name, original) in enumerate(originals.items()):
+            data = None if original is None else original.replace(b"{event}", event.encode())
+            env = self._fresh_env(tmp_path / f"case-{i}")
+            path = env.sandbox.repo / self.hook_config
+            if data is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            before = env.sandbox.snapshot()
+            first = env.raw("install-hooks")
+            if (first.code != 0) != (name in self.hook_config_refused):
+                unexpected.append(f"{name}: install {'refused' if first.code else 'took'} it")
+            if first.code == 0:
+                assert env.call("are-hooks-installed")["installed"] is True, name
+                env.call("install-hooks")
+                env.call("uninstall-hooks")
+            else:
+                assert_one_line_error(first)
+                problem = error_format_problem(first.error, self.agent_cls.name, "install-hooks")
+                assert problem is None, f"{name}: {problem}"
+            assert env.sandbox.snapshot() == before, (
+                f"{name}: install, install, uninstall changed {self.hook_config}"
+            )
+        assert unexpected == [], f"{unexpected} (hook_config_refused: {sorted(self.hook_config_refused)})"
+
+    def _first_event(self, root: Path) -> str:
+        """An event name our install writes under ``hooks`` (JSON configs only)."""
+        if self.hook_config_syntax != "json":
+            return ""
+        env = self._fresh_env(root)
+        env.call("install-hooks")
+        from entire_core.config.json import parse_json_text
+
+        assert self.hook_config is not None
+        text = (env.sandbox.repo / self.hook_config).read_text(encoding="utf-8-sig")
+        events = parse_json_text(text, comments=True)["hooks"]
+        return next(iter(events))
+
+    def test_parse_hook_without_payload(self, env: Env) -> None:
+        """Stdin that is not one JSON object: ``null``, exit 0 (a hook never fails the user's turn), and one
+        line on stderr in core's format saying so (a person at the keyboard is told why nothing happened)."""
+        self._require("hooks")
+        for hook in self._hook_names():
+            for stdin, why in (
+                (b"", "stdin is empty"),
+                (b"   \n", "stdin is empty"),
+                (b"not json", "stdin is not JSON"),
+                (b'{"session_id": ', "stdin is not JSON"),
+                (b"\xff\xfe", "stdin is not JSON"),
+                (b"[1, 2]", "stdin is an array, not a JSON object"),
+                (b"[]", "stdin is an array, not a JSON object"),
+                (b'"text"', "stdin is a string, not a JSON object"),
+                (b"1.5", "stdin is a number, not a JSON object"),
+                (b"true", "stdin is a boolean, not a JSON object"),
+                (b"null", "stdin is null, not a JSON object"),
+            ):
+                result = env.raw("parse-hook", "--hook", hook, stdin=stdin)
+                assert (result.code, result.stdout) == (0, b"null\n"), f"{hook} {stdin!r}: {result!r}"
+                assert error_format_problem(result.error, self.agent_cls.name, "parse-hook") is None, result
+                assert result.error.startswith(f"entire-agent-{self.agent_cls.name} parse-hook: {why}: "), (
+                    result
+                )
+            event = env.call("parse-hook", "--hook", hook, stdin=b'{"unexpected": {"shape": [1]}}')
+            assert event is None or event["type"] >= 1
+
+    def test_parse_hook_compliance_suite_payload(self, env: Env) -> None:
+        self._require("hooks")
+        for hook in self._hook_names():
+            payload: dict[str, str] = {"hook_type": hook, "session_id": "test-session-hook", "session_ref": "",
+                       "timestamp": "2026-01-01T00:00:00Z", "user_prompt": "test prompt"}  # fmt: skip
+            event = env.call("parse-hook", "--hook", hook, stdin=json.dumps(payload).encode())
+            assert event is None or (event["type"] >= 1 and event["session_id"])
+
+    def test_parse_hook_unknown_hook_is_null(self, env: Env) -> None:
+        self._require("hooks")
+        assert env.call("parse-hook", "--hook", "no-such-hook", stdin=b'{"session_id": "x"}') is None
+
+    def test_parse_hook_without_hook_is_a_usage_error(self, env: Env) -> None:
+        self._require("hooks")
+        for args in ((), ("--hook", "")):
+            result = env.fails("parse-hook", *args, stdin=b'{"session_id": "x"}')
+            assert result.code == 2 and b"--hook" in result.stderr, result
+
+    def test_a_directory_where_a_file_is_expected(self, env: Env) -> None:
+        from entire_core.cli import SUBCOMMANDS
+
+        directory = str(env.repo)
+        for name, spec in SUBCOMMANDS.items():
+            if spec.capability and not self._has(spec.capability):
+                continue
+            for flag in ("path", "session-ref"):
+                if flag in spec.flags:
+                    extra = ("--offset", "0") if "offset" in spec.flags else ()
+                    result = env.fails(name, f"--{flag}", directory, *extra)
+                    assert b"is a directory" in result.stderr, result
+        session_dir = env.call("get-session-dir", "--repo-path", directory)["session_dir"]
+        ref = env.call("resolve-session-file", "--session-dir", session_dir, "--session-id", "dir-1")[
+            "session_file"
+        ]
+        os.makedirs(ref)
+        session = {"session_id": "dir-1", "agent_name": self.agent_cls.name, "repo_path": directory,
+                   "session_ref": ref, "native_data": b64(b"x")}  # fmt: skip
+        result = env.fails("write-session", stdin=json.dumps(session).encode())
+        assert b"is a directory" in result.stderr.lower(), result
+        assert os.listdir(ref) == []
+
+    def test_recorded_hook_payloads(self, env: Env) -> None:
+        self._require("hooks")
+        if not self.hook_cases:
+            pytest.skip("no recorded hook payloads given")
+        for case in self.hook_cases:
+            event = env.call("parse-hook", "--hook", case.hook, stdin=case.payload)
+            if isinstance(event, dict) and isinstance(case.expected, dict) and "session_ref" in event:
+                wire: dict[str, Any] = event  # pyright: ignore[reportUnknownVariableType]
+                event = {**wire, "session_ref": native_behind_view(wire["session_ref"], case.expected)}
+            assert event == case.expected, f"{case!r}: got {event!r}"
