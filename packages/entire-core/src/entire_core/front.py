@@ -198,7 +198,7 @@ session_dir() {{
     dir=${{state}}entire-agent-$name/views/$short-$digest
 }}
 
-# What Python's trace (ENTIRE_PLUGIN_TRACE, entire_core.cli._trace) writes for a call, marked "front".
+# What Python's trace (ENTIRE_PLUGIN_TRACE, entire_core.trace.write) writes for a call, marked "front".
 trace() {{
     [ -n "${{ENTIRE_PLUGIN_TRACE-}}" ] || return 0
     printf '{{"agent": "%s", "answer": "%s", "answer_sha256": "%s", "args": [%s], "code": 0, "host_pid": %s, "stdin": "", "stdin_len": 0, "stdin_sha256": "{empty}", "subcommand": "%s", "time": %s, "via": "front"}}\n' \
