@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
+from entire_core import program_name
 from entire_core.cli_flags import ALL_STDIN, BOOL, HOOK_STDIN, INT, STR, HelpRequested, Spec
 
 TYPE_CHECKING = False
@@ -127,36 +128,6 @@ FLAG_HELP: dict[str, str] = {
 # -- errors ---------------------------------------------------------------------------------------------
 
 
-def one_line(message: str, limit: int = 2000) -> str:
-    """Collapse a message to a single line the CLI can show after ``<subcommand>: ``."""
-    text = " ".join(message.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def program_name(agent_name: str) -> str:
-    """The console script of the agent registered as ``agent_name``: ``entire-agent-<name>``."""
-    return f"entire-agent-{agent_name}"
-
-
-def error_line(agent_name: str, subcommand: str, what: str, fix: str = "") -> str:
-    """The one error format of every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``.
-
-    ``subcommand`` is empty only when there is none to name (none given, or one that does not exist).
-    One line, without its line break.
-    """
-    where = program_name(agent_name) + (f" {subcommand}" if subcommand else "")
-    return one_line(f"{where}: {what}" + (f": {fix}" if fix else ""))
-
-
-def print_error(agent_name: str, subcommand: str, what: str, fix: str = "") -> None:
-    """Write ``error_line`` to stderr; a stderr that is gone is ignored (nobody is left to read it)."""
-    try:
-        sys.stderr.write(error_line(agent_name, subcommand, what, fix) + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
-
-
 def _describe(exc: BaseException) -> tuple[str, str, int]:
     """What went wrong, what to do about it (or ""), and the exit status."""
     from entire_core.errors import AgentError
@@ -235,6 +206,8 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
     program = _program(agent_cls)
     see = f"run '{program} --help' for the list"
     if not args:
+        from entire_core.cli_stdio import print_error
+
         print_error(agent_cls.name, "", "missing subcommand", see)
         return 2
     name, rest = args[0], args[1:]
@@ -253,6 +226,8 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
         return _run_human_command(agent_cls, command, rest)
     spec = SUBCOMMANDS.get(name)
     if spec is None:
+        from entire_core.cli_stdio import print_error
+
         print_error(agent_cls.name, "", f"unknown subcommand {name!r}", see)
         return 2
     return _run_protocol(agent_cls, name, spec, rest)
@@ -353,7 +328,7 @@ def _answer(
         if isinstance(exc, SystemExit):
             raise
         message, fix, code = _describe(exc)
-        print_error(agent_cls.name, name, message, fix)
+        cli_stdio.print_error(agent_cls.name, name, message, fix)
         if os.environ.get("ENTIRE_AGENT_DEBUG"):
             import traceback
 
@@ -374,6 +349,7 @@ def _run_human_command(agent_cls: type[Agent], command: object, args: list[str])
     if args[:1] in (["--help"], ["-h"], ["-help"]):
         sys.stdout.write(command.usage(program, name))
         return 0
+    from entire_core.cli_stdio import print_error
     from entire_core.errors import UsageError
 
     try:

@@ -102,9 +102,8 @@ def script(
     gone or newer than the front, the packages changed under it and every call goes to Python. With
     ``site`` (``site_path``), Python is started without ``site`` and given those directories instead.
     """
-    from entire_core import PROTOCOL_VERSION, __version__, _json, commands
+    from entire_core import PROTOCOL_VERSION, __version__, _json, commands, program_name
     from entire_core.agent import Agent as BaseAgent
-    from entire_core.cli import program_name
     from entire_core.cli_stdio import encode_answer
 
     agent = agent_cls()
