@@ -21,12 +21,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import host_server
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-codex" / "tests" / "e2e"))
 
 base: Any = importlib.import_module("codex_scripted_server")
 
 PATCH_MID = "*** Begin Patch\n*** Add File: mid.txt\n+committed by the agent mid-turn\n*** End Patch\n"
-SHELL_COMMIT = "git add mid.txt && git commit -q -m 'agent: mid.txt'"
+SHELL_COMMIT = host_server.SHELL_COMMIT
 PATCH_LATE = "*** Begin Patch\n*** Add File: late.txt\n+written after the agent's commit\n*** End Patch\n"
 PATCH_THREE = (
     "*** Begin Patch\n"
@@ -38,9 +40,9 @@ PATCH_THREE = (
     "+notes of turn three\n"
     "*** End Patch\n"
 )
-FINAL_MID = "Mid-commit turn done: mid.txt committed, late.txt written."
+FINAL_MID = host_server.ANSWERS["mid-commit"]
 FINAL_THREE = "Turn three done: late.txt edited, notes.txt added."
-FINAL_TEXT = "A text-only answer: nothing to change."
+FINAL_TEXT = host_server.ANSWERS["text-only"]
 
 _original_plan = base.plan
 

@@ -11,12 +11,11 @@ these are added, matched first:
     "edit-three"         write_file late.txt (new text) and notes.txt, one call each, then text
     "text-only"          one text answer
 
-Run: ``python gemini_host_server.py --port N --workdir REPO --log REQUESTS.jsonl``.
+Run: ``python gemini_host_server.py --port N --workdir REPO --log REQUESTS.jsonl`` (``host_server.main``).
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 import threading
@@ -24,18 +23,14 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import host_server
+from host_server import SHELL_COMMIT, SHELL_RENAME
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-gemini" / "tests" / "e2e"))
 
 api: Any = importlib.import_module("gemini_api")
 
-ANSWERS = {
-    "rename-delete": "I renamed hello.txt to greeting.txt and deleted old.txt.",
-    "mid-commit": "Mid-commit turn done: mid.txt committed, late.txt written.",
-    "edit-three": "Turn three done: late.txt rewritten, notes.txt added.",
-    "text-only": "A text-only answer: nothing to change.",
-}
-SHELL_RENAME = "mv hello.txt greeting.txt && rm old.txt"
-SHELL_COMMIT = "git add mid.txt && git commit -q -m 'agent: mid.txt'"
+ANSWERS = {"rename-delete": "I renamed hello.txt to greeting.txt and deleted old.txt.", **host_server.ANSWERS}
 
 
 def _shell(command: str) -> dict[str, Any]:
@@ -97,18 +92,5 @@ def serve(port: int, workdir: str, log_path: str) -> ThreadingHTTPServer:
     return server
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description="The scripted Gemini API of the host scenarios.")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--workdir", required=True)
-    parser.add_argument("--log", default="")
-    parser.add_argument("--lifetime", type=float, default=1800.0)
-    args = parser.parse_args()
-    server = serve(args.port, args.workdir, args.log)
-    threading.Event().wait(args.lifetime)
-    server.shutdown()
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(host_server.main("The scripted Gemini API of the host scenarios.", serve))

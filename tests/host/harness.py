@@ -189,6 +189,12 @@ class Namespace:
         """``argv`` run inside the namespace."""
         return ["nsenter", "-t", str(self.holder.pid), "-n", "--", *argv]
 
+    def __enter__(self) -> Namespace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         if self.holder.poll() is None:
             self.holder.kill()

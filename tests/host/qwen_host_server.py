@@ -17,17 +17,18 @@ A call answered with a tool call reports ``openai_api.USAGE`` (100 prompt tokens
 answered with text, every turn's last, reports ``openai_api.REASONED`` (100 prompt tokens, 60 cached, 40
 out of which 30 reasoning): ``scenarios.QWEN_TOOL_CALL`` and ``QWEN_TEXT_CALL`` are what the host stores.
 
-Run: ``python qwen_host_server.py --port N --workdir REPO --log REQUESTS.jsonl``.
+Run: ``python qwen_host_server.py --port N --workdir REPO --log REQUESTS.jsonl`` (``host_server.main``).
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
-import threading
 from pathlib import Path
 from typing import Any
+
+import host_server
+from host_server import SHELL_COMMIT, SHELL_RENAME
 
 sys.path.insert(
     0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-qwen-code" / "tests" / "e2e")
@@ -38,14 +39,10 @@ api: Any = importlib.import_module("openai_api")
 ANSWERS = {
     "edit-one": "Turn one done: hello.txt created, README.md updated.",
     "rename-delete": "I renamed hello.txt to greeting.txt, deleted old.txt and added second.txt.",
-    "mid-commit": "Mid-commit turn done: mid.txt committed, late.txt written.",
-    "edit-three": "Turn three done: late.txt rewritten, notes.txt added.",
-    "text-only": "A text-only answer: nothing to change.",
+    **host_server.ANSWERS,
     "subagent": "The subagent wrote sub.txt.",
     "first-commit": "First-turn commit done: first.txt committed, after.txt written.",
 }
-SHELL_RENAME = "mv hello.txt greeting.txt && rm old.txt"
-SHELL_COMMIT = "git add mid.txt && git commit -q -m 'agent: mid.txt'"
 SHELL_FIRST_COMMIT = "git add first.txt && git commit -q -m 'agent: first.txt'"
 _base_step = api._step
 
@@ -92,19 +89,10 @@ def host_step(
     return steps[results] if results < len(steps) else ANSWERS[key]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description="The scripted OpenAI API of the Qwen Code host scenario.")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--workdir", required=True)
-    parser.add_argument("--log", default="")
-    parser.add_argument("--lifetime", type=float, default=1800.0)
-    args = parser.parse_args()
+def serve(port: int, workdir: str, log_path: str) -> Any:
     api._step = host_step
-    server = api.serve(args.port, args.workdir, args.log)
-    threading.Event().wait(args.lifetime)
-    server.shutdown()
-    return 0
+    return api.serve(port, workdir, log_path)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(host_server.main("The scripted OpenAI API of the Qwen Code host scenario.", serve))

@@ -22,6 +22,8 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +111,142 @@ class Requests:
         return len(self.all())
 
 
+# -- what every scenario does -----------------------------------------------------------------------------
+
+
+def _node() -> Path:
+    """The directory of the ``node`` the npm-installed agents run with."""
+    return Path(shutil.which("node") or "/usr/bin/node").parent
+
+
+def _git_hooks(world: World) -> list[str]:
+    return sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
+
+
+def _begin(world: World, agent: str, backend: str, files: dict[str, str]) -> Outcome:
+    """The user's repository, holding ``files`` on its feature branch, and the outcome of ``agent``'s run
+    from there: the repository's files and git hooks as they were before ``entire enable``."""
+    world.init_repo(files)
+    outcome = Outcome(agent, backend, world, world.head(), [], {})
+    outcome.facts["before_enable"] = world.snapshot()
+    outcome.facts["hooks_before"] = _git_hooks(world)
+    outcome.facts["ref_at"] = {}
+    return outcome
+
+
+@contextmanager
+def _served(world: World, port: int, script: str, *args: str) -> Iterator[Requests]:
+    """The scripted model server ``script`` (of this folder; ``args`` besides its port and log) serving on
+    ``port`` in the world's namespace until the block ends; its request log is ``requests.jsonl``."""
+    log = world.root / "requests.jsonl"
+    with open(world.root / "server.err", "wb") as server_err:
+        proc = subprocess.Popen(
+            world.ns.argv(
+                [sys.executable, str(HERE / script), "--port", str(port), "--log", str(log), *args]
+            ),
+            stderr=server_err,
+        )
+        try:
+            _wait_port(world, port, proc)
+            yield Requests(log)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def _enable(outcome: Outcome) -> None:
+    """``entire enable`` of the outcome's agent, with checkpoints in its backend."""
+    enable = ["enable", "--agent", outcome.agent, "--telemetry=false"]
+    if outcome.backend == "branch":
+        enable += ["--checkpoint-backend", "branch"]
+    outcome.commands["enable"] = outcome.world.entire(*enable)
+
+
+def _hook_events(world: World) -> list[dict[str, Any]]:
+    """The events the plugin answered its hooks with, in order (from its trace)."""
+    events: list[dict[str, Any]] = []
+    for call in world.trace_calls():
+        if call["subcommand"] == "parse-hook" and call.get("answer"):
+            try:
+                event = json.loads(call["answer"])
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                events.append(event)
+    return events
+
+
+def _session_ref(world: World, session: str) -> str:
+    """The ``session_ref`` the plugin answered for ``session`` in its last hook (from the trace)."""
+    found = ""
+    for event in _hook_events(world):
+        if event.get("session_id") == session and event.get("session_ref"):
+            found = str(event["session_ref"])
+    return found
+
+
+def _at_commit(outcome: Outcome, label: str, session: str) -> None:
+    """Keep ``session``'s view as it stands at the commit ``label``."""
+    ref = _session_ref(outcome.world, session)
+    outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+
+
+def _final_views(world: World, *sessions: str) -> dict[str, bytes]:
+    """Each session's view as it stands at the end."""
+    return {session: Path(_session_ref(world, session)).read_bytes() for session in sessions}
+
+
+def _user_commands(outcome: Outcome) -> None:
+    """doctor, checkpoint list, checkpoint explain of each checkpoint, and the branches left."""
+    world = outcome.world
+    outcome.commands["doctor"] = world.entire("doctor", check=False)
+    outcome.commands["list"] = world.entire("checkpoint", "list", "--json", "--no-pager", check=False)
+    for _, _, cid in outcome.commits():
+        if cid:
+            outcome.explain[cid] = world.entire("checkpoint", "explain", cid, "--no-pager", check=False)
+    outcome.facts["shadow_branches"] = shadow_branches(world.repo)
+    outcome.facts["stored_session_refs"] = {}
+
+
+def _read(path: Path) -> bytes:
+    """The bytes of ``path``; none where it is not."""
+    return path.read_bytes() if path.exists() else b""
+
+
+def _resume(
+    outcome: Outcome, session: str, files: list[Path], restored: Callable[[], list[Path]] | None = None
+) -> None:
+    """The agent's ``files`` of ``session`` and its view deleted, then ``entire session resume``: the host
+    restores the first of them through ``write-session`` (where ``restored`` finds it, else in its place)."""
+    world = outcome.world
+    outcome.facts["rollout_paths"] = [str(p) for p in files]
+    outcome.facts["rollout_before"] = _read(files[0]) if files else b""
+    session_ref = _session_ref(world, session)
+    for path in [*files, *([Path(session_ref)] if session_ref else [])]:
+        path.unlink(missing_ok=True)
+    outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
+    found = restored() if restored is not None else files[:1]
+    outcome.facts["rollout_after"] = _read(found[0]) if found else b""
+
+
+def _turn(
+    outcome: Outcome, requests: Requests, label: str, argv: list[str], *, check: bool = True
+) -> tuple[Run, list[dict[str, Any]]]:
+    """The agent's turn ``label`` (the command ``argv``): what it did and the requests it made."""
+    start = requests.mark()
+    run = outcome.commands[label] = outcome.world.run(argv, check=check)
+    return run, requests.all()[start:]
+
+
+def _disable(outcome: Outcome) -> None:
+    world = outcome.world
+    outcome.facts["before_disable"] = world.snapshot()
+    outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
+    outcome.facts["after_disable"] = world.snapshot()
+    outcome.facts["ls_files"] = set(world.git("ls-files").split())
+    outcome.facts["hooks_after"] = _git_hooks(world)
+
+
 # -- Codex ----------------------------------------------------------------------------------------------
 
 CODEX_PORT = 18791
@@ -154,150 +292,74 @@ def run_codex(work: Path, backend: str, plugins: Path, codex_bin: Path) -> Outco
     import codex_driver  # pyright: ignore[reportMissingImports]
     import codex_host_server as server
 
-    ns = Namespace()
     codex_home = work / "codex-home"
     codex_home.mkdir(parents=True)
-    node = Path(shutil.which("node") or "/usr/bin/node").parent
-    world = World(work, ns, [plugins, codex_bin.parent, node], entire_bin(), CODEX_HOME=str(codex_home),
-                  SCRIPTED_API_KEY="scripted-not-a-secret", **variant_env(backend))  # fmt: skip
-    world.init_repo({"README.md": "# e2e repo\n", "src/app.py": "print('the user app')\n"})
-    base = world.head()
-    outcome = Outcome("openai-codex", backend, world, base, [], {})
-    outcome.facts["before_enable"] = world.snapshot()
-    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
-    (codex_home / "config.toml").write_text(codex_driver.user_config(CODEX_PORT), encoding="utf-8")
-    log = work / "requests.jsonl"
-    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        ns.argv([sys.executable, str(HERE / "codex_host_server.py"), "--port", str(CODEX_PORT), "--log", str(log),
-                 "--lifetime", "1800"]),
-        stderr=server_err,
-    )  # fmt: skip
-    requests = Requests(log)
-    try:
-        _wait_port(world, CODEX_PORT, proc)
-        enable = ["enable", "--agent", "openai-codex", "--telemetry=false"]
-        if backend == "branch":
-            enable += ["--checkpoint-backend", "branch"]
-        outcome.commands["enable"] = world.entire(*enable)
-        outcome.commands["trust"] = world.run(["entire-agent-openai-codex", "trust", "--project"])
-        codex = [str(codex_bin), "exec", "--json", "--color", "never"]
+    with Namespace() as ns:
+        world = World(work, ns, [plugins, codex_bin.parent, _node()], entire_bin(), CODEX_HOME=str(codex_home),
+                      SCRIPTED_API_KEY="scripted-not-a-secret", **variant_env(backend))  # fmt: skip
+        files = {"README.md": "# e2e repo\n", "src/app.py": "print('the user app')\n"}
+        outcome = _begin(world, "openai-codex", backend, files)
+        (codex_home / "config.toml").write_text(codex_driver.user_config(CODEX_PORT), encoding="utf-8")
+        with _served(world, CODEX_PORT, "codex_host_server.py", "--lifetime", "1800") as requests:
+            _enable(outcome)
+            outcome.commands["trust"] = world.run(["entire-agent-openai-codex", "trust", "--project"])
+            codex = [str(codex_bin), "exec", "--json", "--color", "never"]
 
-        outcome.facts["ref_at"] = {}
+            def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
+                resume = ["resume", session] if session else []
+                return _turn(outcome, requests, label, [*codex, *resume, CODEX_PROMPTS[label]])
 
-        def at_commit(label: str, session: str) -> None:
-            ref = _session_ref(world, session)
-            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+            # Session A: a user commit after each turn.
+            run, asked = turn("A1")
+            a = outcome.sessions["A"] = _thread_id(run)
+            sha = world.commit("A1", ["README.md", "hello.txt", "shell.txt"])
+            _at_commit(outcome, "A1", a)
+            outcome.expected.append(Expected("A1", sha, a, [CODEX_PROMPTS["A1"]], ["README.md", "hello.txt", "shell.txt"],
+                                             _codex_usage(asked), None, [server.base.FINAL_ONE]))  # fmt: skip
+            run, asked = turn("A2", a)
+            sha = world.commit("A2", ["second.txt", "shell.txt", "hello.txt", "greeting.txt"])
+            _at_commit(outcome, "A2", a)
+            outcome.expected.append(Expected("A2", sha, a, [CODEX_PROMPTS["A2"]],
+                                             ["greeting.txt", "hello.txt", "second.txt", "shell.txt"],
+                                             _codex_usage(asked), None, [server.base.FINAL_TWO]))  # fmt: skip
+            run, asked = turn("A3", a)
+            sha = world.commit("A3", ["child.txt"])
+            _at_commit(outcome, "A3", a)
+            parent = [r for r in asked if _thread(r) == a]
+            child = [r for r in asked if _thread(r) != a]
+            outcome.expected.append(Expected("A3", sha, a, [CODEX_PROMPTS["A3"]], ["child.txt"], _codex_usage(parent),
+                                             _codex_usage(child), [server.base.FINAL_PARENT]))  # fmt: skip
 
-        def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
-            start = requests.mark()
-            argv = (
-                [*codex, "resume", session, CODEX_PROMPTS[label]]
-                if session
-                else [*codex, CODEX_PROMPTS[label]]
+            # Session B: the agent's own commit mid-turn, a text-only turn, an edit turn; the user commits at the end.
+            run, asked = turn("B1")
+            b = outcome.sessions["B"] = _thread_id(run)
+            agent_commit = world.head()
+            outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [CODEX_PROMPTS["B1"]], ["mid.txt"],
+                                             _codex_usage(asked[:2]), None, []))  # fmt: skip
+            rest_b1 = asked[2:]
+            run, asked_b2 = turn("B2", b)
+            run, asked_b3 = turn("B3", b)
+            sha = world.commit("B end", ["late.txt", "notes.txt"])
+            _at_commit(outcome, "B-end", b)
+            # The commit carries the rest of B1 (late.txt), so B1's prompt is in prompt.txt; the transcript's
+            # scope starts where the agent's commit left off, inside B1.
+            outcome.expected.append(Expected("B-end", sha, b, [CODEX_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                             ["late.txt", "notes.txt"], _codex_usage(rest_b1 + asked_b2 + asked_b3), None,
+                                             [server.FINAL_MID, server.FINAL_TEXT, server.FINAL_THREE],
+                                             [CODEX_PROMPTS["B2"], CODEX_PROMPTS["B3"]]))  # fmt: skip
+
+            _user_commands(outcome)
+            outcome.facts["ref_final"] = _final_views(world, a, b)
+            outcome.facts["edited"] = {"README.md"}
+            outcome.facts["resumed_history"] = [CODEX_PROMPTS["B1"], CODEX_PROMPTS["B3"]]
+
+            # Resume: the session's files deleted, restored by the host through write-session, then resumed.
+            _resume(outcome, b, sorted((codex_home / "sessions").rglob(f"rollout-*-{b}.jsonl")))
+            _, outcome.facts["resumed_requests"] = _turn(
+                outcome, requests, "R", [*codex, "resume", b, CODEX_PROMPTS["R"]], check=False
             )
-            run = world.run(argv, timeout=300)
-            outcome.commands[label] = run
-            return run, requests.all()[start:]
-
-        # Session A: a user commit after each turn.
-        run, asked = turn("A1")
-        a = outcome.sessions["A"] = _thread_id(run)
-        sha = world.commit("A1", ["README.md", "hello.txt", "shell.txt"])
-        at_commit("A1", a)
-        outcome.expected.append(Expected("A1", sha, a, [CODEX_PROMPTS["A1"]], ["README.md", "hello.txt", "shell.txt"],
-                                         _codex_usage(asked), None, [server.base.FINAL_ONE]))  # fmt: skip
-        run, asked = turn("A2", a)
-        sha = world.commit("A2", ["second.txt", "shell.txt", "hello.txt", "greeting.txt"])
-        at_commit("A2", a)
-        outcome.expected.append(Expected("A2", sha, a, [CODEX_PROMPTS["A2"]],
-                                         ["greeting.txt", "hello.txt", "second.txt", "shell.txt"],
-                                         _codex_usage(asked), None, [server.base.FINAL_TWO]))  # fmt: skip
-        run, asked = turn("A3", a)
-        sha = world.commit("A3", ["child.txt"])
-        at_commit("A3", a)
-        parent = [r for r in asked if _thread(r) == a]
-        child = [r for r in asked if _thread(r) != a]
-        outcome.expected.append(Expected("A3", sha, a, [CODEX_PROMPTS["A3"]], ["child.txt"], _codex_usage(parent),
-                                         _codex_usage(child), [server.base.FINAL_PARENT]))  # fmt: skip
-
-        # Session B: the agent's own commit mid-turn, a text-only turn, an edit turn; the user commits at the end.
-        run, asked = turn("B1")
-        b = outcome.sessions["B"] = _thread_id(run)
-        agent_commit = world.head()
-        outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [CODEX_PROMPTS["B1"]], ["mid.txt"],
-                                         _codex_usage(asked[:2]), None, []))  # fmt: skip
-        rest_b1 = asked[2:]
-        run, asked_b2 = turn("B2", b)
-        run, asked_b3 = turn("B3", b)
-        sha = world.commit("B end", ["late.txt", "notes.txt"])
-        at_commit("B-end", b)
-        # The commit carries the rest of B1 (late.txt), so B1's prompt is in prompt.txt; the transcript's
-        # scope starts where the agent's commit left off, inside B1.
-        outcome.expected.append(Expected("B-end", sha, b, [CODEX_PROMPTS[k] for k in ("B1", "B2", "B3")],
-                                         ["late.txt", "notes.txt"], _codex_usage(rest_b1 + asked_b2 + asked_b3), None,
-                                         [server.FINAL_MID, server.FINAL_TEXT, server.FINAL_THREE],
-                                         [CODEX_PROMPTS["B2"], CODEX_PROMPTS["B3"]]))  # fmt: skip
-
-        _user_commands(outcome)
-        outcome.facts["ref_final"] = {
-            k: Path(_session_ref(world, v)).read_bytes() for k, v in ((a, a), (b, b))
-        }
-        outcome.facts["edited"] = {"README.md"}
-        outcome.facts["resumed_history"] = [CODEX_PROMPTS["B1"], CODEX_PROMPTS["B3"]]
-
-        # Resume: the session's files deleted, restored by the host through write-session, then resumed.
-        rollouts = sorted((codex_home / "sessions").rglob(f"rollout-*-{b}.jsonl"))
-        outcome.facts["rollout_paths"] = [str(p) for p in rollouts]
-        outcome.facts["rollout_before"] = rollouts[0].read_bytes() if rollouts else b""
-        session_ref = _session_ref(world, b)
-        for path in [*rollouts, *([Path(session_ref)] if session_ref else [])]:
-            path.unlink(missing_ok=True)
-        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
-        outcome.facts["rollout_after"] = (
-            rollouts[0].read_bytes() if rollouts and rollouts[0].exists() else b""
-        )
-        start = requests.mark()
-        outcome.commands["R"] = world.run([*codex, "resume", b, CODEX_PROMPTS["R"]], check=False)
-        outcome.facts["resumed_requests"] = requests.all()[start:]
-
-        outcome.facts["before_disable_status"] = world.git("status", "--porcelain", "--untracked-files=all")
-        outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
-        outcome.facts["after_disable"] = world.snapshot()
-        outcome.facts["ls_files"] = set(world.git("ls-files").split())
-        outcome.facts["hooks_after"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        server_err.close()
-        ns.close()
+            _disable(outcome)
     return outcome
-
-
-def _session_ref(world: World, session: str) -> str:
-    """The ``session_ref`` the plugin answered for ``session`` in its last hook (from the trace)."""
-    found = ""
-    for call in world.trace_calls():
-        if call["subcommand"] == "parse-hook" and call.get("answer"):
-            try:
-                event = json.loads(call["answer"])
-            except ValueError:
-                continue
-            if isinstance(event, dict) and event.get("session_id") == session and event.get("session_ref"):
-                found = str(event["session_ref"])
-    return found
-
-
-def _user_commands(outcome: Outcome) -> None:
-    """doctor, checkpoint list, checkpoint explain of each checkpoint, and the branches left."""
-    world = outcome.world
-    outcome.commands["doctor"] = world.entire("doctor", check=False)
-    outcome.commands["list"] = world.entire("checkpoint", "list", "--json", "--no-pager", check=False)
-    for _, _, cid in outcome.commits():
-        if cid:
-            outcome.explain[cid] = world.entire("checkpoint", "explain", cid, "--no-pager", check=False)
-    outcome.facts["shadow_branches"] = shadow_branches(world.repo)
-    outcome.facts["stored_session_refs"] = {}
 
 
 # -- Gemini CLI -----------------------------------------------------------------------------------------
@@ -313,6 +375,11 @@ GEMINI_PROMPTS = {
     "B3": "EDIT-THREE: rewrite late.txt and add notes.txt",
     "R": "TEXT-ONLY: after the resume, say what the earlier turns did",
 }
+QUIET_SETTINGS = {
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+}  # fmt: skip
+"""The user settings Gemini CLI and Qwen Code run with: no update checks, no usage statistics, no telemetry."""
 GEMINI_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 13,
                "api_call_count": 1}  # fmt: skip
 """One scripted model call as the host stores it: 100 prompt - 40 cached, 10 + 3 thoughts out."""
@@ -342,109 +409,76 @@ def run_gemini(work: Path, backend: str, plugins: Path, gemini_bin: Path) -> Out
     """The Gemini CLI scenario under the real host, with checkpoints in ``backend``."""
     import gemini_host_server as server
 
-    ns = Namespace()
-    node = Path(shutil.which("node") or "/usr/bin/node").parent
-    world = World(work, ns, [plugins, gemini_bin.parent, node], entire_bin(), GEMINI_API_KEY="scripted",
-                  GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_TELEMETRY_ENABLED="false", NO_BROWSER="1",
-                  GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}", **variant_env(backend))  # fmt: skip
-    (world.home / ".gemini").mkdir(parents=True)
-    (world.home / ".gemini" / "settings.json").write_text(json.dumps({
-        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
-        "security": {"auth": {"selectedType": "gemini-api-key"}},
-    }))  # fmt: skip
-    world.init_repo({"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
-    base = world.head()
-    outcome = Outcome("google-gemini", backend, world, base, [], {})
-    outcome.facts["before_enable"] = world.snapshot()
-    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
-    log = work / "requests.jsonl"
-    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        ns.argv([sys.executable, str(HERE / "gemini_host_server.py"), "--port", str(GEMINI_PORT),
-                 "--workdir", str(world.repo), "--log", str(log)]),
-        stderr=server_err,
-    )  # fmt: skip
-    requests = Requests(log)
-    flags = ["--yolo", "-m", GEMINI_MODEL, "-o", "json"]
-    try:
-        _wait_port(world, GEMINI_PORT, proc)
-        enable = ["enable", "--agent", "google-gemini", "--telemetry=false"]
-        if backend == "branch":
-            enable += ["--checkpoint-backend", "branch"]
-        outcome.commands["enable"] = world.entire(*enable)
-        outcome.facts["ref_at"] = {}
-
-        def at_commit(label: str, session: str) -> None:
-            ref = _session_ref(world, session)
-            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
-
-        def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
-            start = requests.mark()
-            resume = ["--resume", session] if session else []
-            run = world.run([str(gemini_bin), "-p", GEMINI_PROMPTS[label], *resume, *flags], timeout=300)
-            outcome.commands[label] = run
-            return run, requests.all()[start:]
-
-        run, asked = turn("A1")
-        a = outcome.sessions["A"] = _gemini_session(run)
-        sha = world.commit("A1", ["hello.txt"])
-        at_commit("A1", a)
-        outcome.expected.append(Expected("A1", sha, a, [GEMINI_PROMPTS["A1"]], ["hello.txt"],
-                                         _gemini_usage(asked), None, [api_answer("hello")]))  # fmt: skip
-        run, asked = turn("A2", a)
-        sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt"])
-        at_commit("A2", a)
-        outcome.expected.append(Expected("A2", sha, a, [GEMINI_PROMPTS["A2"]], ["greeting.txt", "hello.txt", "old.txt"],
-                                         _gemini_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
-        run, asked = turn("A3", a)
-        sha = world.commit("A3", ["sub.txt"])
-        at_commit("A3", a)
-        outcome.expected.append(Expected("A3", sha, a, [GEMINI_PROMPTS["A3"]], ["sub.txt"],
-                                         _gemini_usage(_streamed(asked, False)), _gemini_usage(_streamed(asked, True)),
-                                         [api_answer("subagent")]))  # fmt: skip
-
-        # Gemini CLI runs its shell's git with `core.hooksPath` emptied (GIT_CONFIG_KEY_n in the tool's
-        # environment), so Entire's git hooks never run for a commit Gemini makes itself: that commit has
-        # no trailer, and the user's commit at the end carries the whole session.
-        run, asked = turn("B1")
-        b = outcome.sessions["B"] = _gemini_session(run)
-        outcome.expected.append(Expected("B1-agent-commit", world.head(), b, [], ["mid.txt"]))
-        run, asked_b2 = turn("B2", b)
-        run, asked_b3 = turn("B3", b)
-        sha = world.commit("B end", ["late.txt", "notes.txt"])
-        at_commit("B-end", b)
-        outcome.expected.append(Expected("B-end", sha, b, [GEMINI_PROMPTS[k] for k in ("B1", "B2", "B3")],
-                                         ["late.txt", "notes.txt"], _gemini_usage(_streamed(asked + asked_b2 + asked_b3, False)),
-                                         None, [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")]))  # fmt: skip
-
-        _user_commands(outcome)
-        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b)}
-        outcome.facts["edited"] = set()
-        outcome.facts["resumed_history"] = [GEMINI_PROMPTS["B1"], GEMINI_PROMPTS["B3"]]
-
-        chats = world.home / ".gemini" / "tmp" / "repo" / "chats"
-        files = sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
-        outcome.facts["rollout_paths"] = [str(p) for p in files]
-        outcome.facts["rollout_before"] = files[0].read_bytes() if files else b""
-        session_ref = _session_ref(world, b)
-        for path in [*files, *([Path(session_ref)] if session_ref else [])]:
-            path.unlink(missing_ok=True)
-        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
-        restored = sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
-        outcome.facts["rollout_after"] = restored[0].read_bytes() if restored else b""
-        start = requests.mark()
-        outcome.commands["R"] = world.run(
-            [str(gemini_bin), "-p", GEMINI_PROMPTS["R"], "--resume", b, *flags], check=False
+    with Namespace() as ns:
+        world = World(work, ns, [plugins, gemini_bin.parent, _node()], entire_bin(), GEMINI_API_KEY="scripted",
+                      GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_TELEMETRY_ENABLED="false", NO_BROWSER="1",
+                      GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}", **variant_env(backend))  # fmt: skip
+        (world.home / ".gemini").mkdir(parents=True)
+        (world.home / ".gemini" / "settings.json").write_text(json.dumps({
+            **QUIET_SETTINGS, "security": {"auth": {"selectedType": "gemini-api-key"}},
+        }))  # fmt: skip
+        outcome = _begin(
+            world, "google-gemini", backend, {"README.md": "# e2e\n", "old.txt": "to be deleted\n"}
         )
-        outcome.facts["resumed_requests"] = [r for r in requests.all()[start:] if "history" in r]
+        flags = ["--yolo", "-m", GEMINI_MODEL, "-o", "json"]
+        served = _served(world, GEMINI_PORT, "gemini_host_server.py", "--workdir", str(world.repo))
+        with served as requests:
+            _enable(outcome)
 
-        _disable(outcome)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        server_err.close()
-        ns.close()
+            def turn(label: str, session: str = "") -> tuple[Run, list[dict[str, Any]]]:
+                resume = ["--resume", session] if session else []
+                return _turn(
+                    outcome, requests, label, [str(gemini_bin), "-p", GEMINI_PROMPTS[label], *resume, *flags]
+                )
+
+            run, asked = turn("A1")
+            a = outcome.sessions["A"] = _gemini_session(run)
+            sha = world.commit("A1", ["hello.txt"])
+            _at_commit(outcome, "A1", a)
+            outcome.expected.append(Expected("A1", sha, a, [GEMINI_PROMPTS["A1"]], ["hello.txt"],
+                                             _gemini_usage(asked), None, [api_answer("hello")]))  # fmt: skip
+            run, asked = turn("A2", a)
+            sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt"])
+            _at_commit(outcome, "A2", a)
+            outcome.expected.append(Expected("A2", sha, a, [GEMINI_PROMPTS["A2"]], ["greeting.txt", "hello.txt", "old.txt"],
+                                             _gemini_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+            run, asked = turn("A3", a)
+            sha = world.commit("A3", ["sub.txt"])
+            _at_commit(outcome, "A3", a)
+            outcome.expected.append(Expected("A3", sha, a, [GEMINI_PROMPTS["A3"]], ["sub.txt"],
+                                             _gemini_usage(_streamed(asked, False)), _gemini_usage(_streamed(asked, True)),
+                                             [api_answer("subagent")]))  # fmt: skip
+
+            # Gemini CLI runs its shell's git with `core.hooksPath` emptied (GIT_CONFIG_KEY_n in the tool's
+            # environment), so Entire's git hooks never run for a commit Gemini makes itself: that commit has
+            # no trailer, and the user's commit at the end carries the whole session.
+            run, asked = turn("B1")
+            b = outcome.sessions["B"] = _gemini_session(run)
+            outcome.expected.append(Expected("B1-agent-commit", world.head(), b, [], ["mid.txt"]))
+            run, asked_b2 = turn("B2", b)
+            run, asked_b3 = turn("B3", b)
+            sha = world.commit("B end", ["late.txt", "notes.txt"])
+            _at_commit(outcome, "B-end", b)
+            outcome.expected.append(Expected("B-end", sha, b, [GEMINI_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                             ["late.txt", "notes.txt"], _gemini_usage(_streamed(asked + asked_b2 + asked_b3, False)),
+                                             None, [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")]))  # fmt: skip
+
+            _user_commands(outcome)
+            outcome.facts["ref_final"] = _final_views(world, a, b)
+            outcome.facts["edited"] = set()
+            outcome.facts["resumed_history"] = [GEMINI_PROMPTS["B1"], GEMINI_PROMPTS["B3"]]
+
+            chats = world.home / ".gemini" / "tmp" / "repo" / "chats"
+
+            def chat_files() -> list[Path]:
+                return sorted(chats.glob(f"session-*-{b[:8]}*.json*"))
+
+            _resume(outcome, b, chat_files(), chat_files)
+            _, resumed = _turn(outcome, requests, "R", [str(gemini_bin), "-p", GEMINI_PROMPTS["R"], "--resume", b, *flags],
+                               check=False)  # fmt: skip
+            outcome.facts["resumed_requests"] = [r for r in resumed if "history" in r]
+
+            _disable(outcome)
     return outcome
 
 
@@ -452,15 +486,6 @@ def api_answer(key: str) -> str:
     import gemini_host_server as server
 
     return str(server.api.ANSWERS[key])
-
-
-def _disable(outcome: Outcome) -> None:
-    world = outcome.world
-    outcome.facts["before_disable"] = world.snapshot()
-    outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
-    outcome.facts["after_disable"] = world.snapshot()
-    outcome.facts["ls_files"] = set(world.git("ls-files").split())
-    outcome.facts["hooks_after"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
 
 
 # -- Aider ----------------------------------------------------------------------------------------------
@@ -503,109 +528,84 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
     )
     driver: Any = importlib.import_module("driver")
 
-    ns = Namespace()
     analytics = work / "analytics.jsonl"
-    # The plugin's exact token counts come from Aider's analytics log: a side file the recording keeps.
-    world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), side_files=(analytics,),
-                  TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True",
-                  **variant_env(backend))  # fmt: skip
-    caches = world.home / ".aider" / "caches"
-    caches.mkdir(parents=True)
-    venv = aider_bin.parent.parent
-    cost_map = next(
-        (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
-    )
-    shutil.copy(cost_map, caches / "model_prices_and_context_window.json")
-    hello = 'def main():\n    print("hello")\n\n\nif __name__ == "__main__":\n    main()\n'
-    world.init_repo({"hello.py": hello, ".gitignore": ".aider*\n"})
-    base = world.head()
-    outcome = Outcome("aider", backend, world, base, [], {})
-    outcome.facts["before_enable"] = world.snapshot()
-    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
-    log = work / "requests.jsonl"
-    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(ns.argv([sys.executable, str(HERE / "aider_host_server.py"), str(AIDER_PORT), str(log)]),
-                            stderr=server_err)  # fmt: skip
-    requests = Requests(log)
-    common = ["--model", "openai/gpt-4o", "--openai-api-base", f"http://127.0.0.1:{AIDER_PORT}/v1",
-              "--openai-api-key", "fake", "--no-check-update", "--no-analytics", "--no-show-release-notes",
-              "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream",
-              # Exact tokens come from Aider's analytics log (its Markdown rounds 1234 to 1.2k), as the README says.
-              "--analytics-log", str(analytics), "hello.py"]  # fmt: skip
-    history = world.repo / ".aider.chat.history.md"
+    with Namespace() as ns:
+        # The plugin's exact token counts come from Aider's analytics log: a side file the recording keeps.
+        world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), side_files=(analytics,),
+                      TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True",
+                      **variant_env(backend))  # fmt: skip
+        caches = world.home / ".aider" / "caches"
+        caches.mkdir(parents=True)
+        venv = aider_bin.parent.parent
+        cost_map = next(
+            (venv / "lib").glob("python3*/site-packages/litellm/model_prices_and_context_window_backup.json")
+        )
+        shutil.copy(cost_map, caches / "model_prices_and_context_window.json")
+        hello = 'def main():\n    print("hello")\n\n\nif __name__ == "__main__":\n    main()\n'
+        outcome = _begin(world, "aider", backend, {"hello.py": hello, ".gitignore": ".aider*\n"})
+        common = ["--model", "openai/gpt-4o", "--openai-api-base", f"http://127.0.0.1:{AIDER_PORT}/v1",
+                  "--openai-api-key", "fake", "--no-check-update", "--no-analytics", "--no-show-release-notes",
+                  "--no-show-model-warnings", "--yes-always", "--no-pretty", "--no-stream",
+                  # Exact tokens come from Aider's analytics log (its Markdown rounds 1234 to 1.2k), as the README says.
+                  "--analytics-log", str(analytics), "hello.py"]  # fmt: skip
+        history = world.repo / ".aider.chat.history.md"
 
-    def text() -> bytes:
-        return history.read_bytes() if history.exists() else b""
+        def text() -> bytes:
+            return _read(history)
 
-    try:
-        _wait_port(world, AIDER_PORT, proc)
-        enable = ["enable", "--agent", "aider", "--telemetry=false"]
-        if backend == "branch":
-            enable += ["--checkpoint-backend", "branch"]
-        outcome.commands["enable"] = world.entire(*enable)
-        outcome.facts["ref_at"] = {}
-        argv = ns.argv(["entire-agent-aider", "run", "--", *common])
-        term = driver.Pty(argv, world.repo, world.env, work / "aider.pty.log")
+        with _served(world, AIDER_PORT, "aider_host_server.py") as requests:
+            _enable(outcome)
+            argv = ns.argv(["entire-agent-aider", "run", "--", *common])
+            term = driver.Pty(argv, world.repo, world.env, work / "aider.pty.log")
 
-        def settled() -> None:
-            count = -1
-            while count != len(world.trace_calls()):
-                count = len(world.trace_calls())
-                term.pump(2.0)
+            def settled() -> None:
+                count = -1
+                while count != len(world.trace_calls()):
+                    count = len(world.trace_calls())
+                    term.pump(2.0)
 
-        driver.wait_for(lambda: b"Added hello.py" in text(), term, 90, "Aider to start")
-        term.pump(2.0)
-        turns: dict[str, list[dict[str, Any]]] = {}
-        for index, label in enumerate(("A1", "A2", "A3"), 1):
-            start = requests.mark()
-            term.send(AIDER_PROMPTS[label] + "\r")
-            driver.wait_for(lambda i=index: text().count(b"> Tokens: ") >= i, term, 90, f"turn {label} reply")
-            if label != "A3":
+            driver.wait_for(lambda: b"Added hello.py" in text(), term, 90, "Aider to start")
+            term.pump(2.0)
+            turns: dict[str, list[dict[str, Any]]] = {}
+            for index, label in enumerate(("A1", "A2", "A3"), 1):
+                start = requests.mark()
+                term.send(AIDER_PROMPTS[label] + "\r")
                 driver.wait_for(
-                    lambda i=index: text().count(b"> Commit ") >= i, term, 90, f"turn {label} commit"
+                    lambda i=index: text().count(b"> Tokens: ") >= i, term, 90, f"turn {label} reply"
                 )
-            settled()
-            turns[label] = requests.all()[start:]
-        term.send("/exit\r")
-        outcome.commands["aider"] = Run(argv, term.wait(60), "", "", 0.0)
-        term.log.close()
-        os_close(term.master)
-        session = ""
-        for call in world.trace_calls():
-            if call["subcommand"] == "parse-hook" and call.get("answer"):
-                try:
-                    event = json.loads(call["answer"])
-                except ValueError:
-                    continue
-                if isinstance(event, dict) and event.get("session_id"):
-                    session = str(event["session_id"])
-        outcome.sessions["A"] = session
-        commits = [sha for sha, _, _ in trailers(world.repo, base)]
-        files = {"A1": ["hello.py"], "A2": ["NOTES.md"]}
-        # Each reply whole, as Aider logs it (its view restates a reply as one record).
-        server: Any = importlib.import_module("model_server")
-        replies = {"A1": server.EDIT_GREET.strip(), "A2": server.CREATE_NOTES.strip()}
-        for label, sha in zip(("A1", "A2"), commits, strict=False):
-            outcome.expected.append(Expected(label, sha, session, [AIDER_PROMPTS[label]], files[label],
-                                             _aider_usage(turns[label]), None, [replies[label]]))  # fmt: skip
-        outcome.facts["aider_commits"] = len(commits)
-        outcome.facts["ref_final"] = (
-            {session: Path(_session_ref(world, session)).read_bytes()} if session else {}
-        )
-        time.sleep(0.5)
-        _user_commands(outcome)
-        outcome.facts["edited"] = {"hello.py"}
-        outcome.facts["agent_own_files"] = (
-            ".aider.chat.history.md",
-            ".aider.input.history",
-            ".aider.tags.cache",
-        )
-        _disable(outcome)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        server_err.close()
-        ns.close()
+                if label != "A3":
+                    driver.wait_for(
+                        lambda i=index: text().count(b"> Commit ") >= i, term, 90, f"turn {label} commit"
+                    )
+                settled()
+                turns[label] = requests.all()[start:]
+            term.send("/exit\r")
+            outcome.commands["aider"] = Run(argv, term.wait(60), "", "", 0.0)
+            term.log.close()
+            os_close(term.master)
+            session = next(
+                (str(e["session_id"]) for e in reversed(_hook_events(world)) if e.get("session_id")), ""
+            )
+            outcome.sessions["A"] = session
+            commits = [sha for sha, _, _ in outcome.commits()]
+            files = {"A1": ["hello.py"], "A2": ["NOTES.md"]}
+            # Each reply whole, as Aider logs it (its view restates a reply as one record).
+            server: Any = importlib.import_module("model_server")
+            replies = {"A1": server.EDIT_GREET.strip(), "A2": server.CREATE_NOTES.strip()}
+            for label, sha in zip(("A1", "A2"), commits, strict=False):
+                outcome.expected.append(Expected(label, sha, session, [AIDER_PROMPTS[label]], files[label],
+                                                 _aider_usage(turns[label]), None, [replies[label]]))  # fmt: skip
+            outcome.facts["aider_commits"] = len(commits)
+            outcome.facts["ref_final"] = _final_views(world, session) if session else {}
+            time.sleep(0.5)
+            _user_commands(outcome)
+            outcome.facts["edited"] = {"hello.py"}
+            outcome.facts["agent_own_files"] = (
+                ".aider.chat.history.md",
+                ".aider.input.history",
+                ".aider.tags.cache",
+            )
+            _disable(outcome)
     return outcome
 
 
@@ -657,131 +657,99 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
 
     import qwen_host_server as server
 
-    ns = Namespace()
-    node = Path(shutil.which("node") or "/usr/bin/node").parent
     qwen_home = work / "home" / ".qwen"
-    world = World(work, ns, [plugins, qwen_bin.parent, node], entire_bin(), QWEN_HOME=str(qwen_home),
-                  QWEN_RUNTIME_DIR=str(qwen_home), OPENAI_API_KEY="scripted", OPENAI_MODEL="qwen-scripted",
-                  OPENAI_BASE_URL=f"http://127.0.0.1:{QWEN_PORT}/v1", QWEN_USAGE_STATISTICS_ENABLED="false",
-                  QWEN_CODE_DISABLE_PRECONNECT="1", QWEN_DISABLE_AUTO_TITLE="1",
-                  QWEN_CODE_SUPPRESS_YOLO_WARNING="1", **variant_env(backend))  # fmt: skip
-    qwen_home.mkdir(parents=True)
-    (qwen_home / "settings.json").write_text(json.dumps({
-        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
-        "memory": {"enableManagedAutoMemory": False}}))  # fmt: skip
-    world.init_repo({"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
-    base = world.head()
-    outcome = Outcome("qwen-code", backend, world, base, [], {})
-    outcome.facts["before_enable"] = world.snapshot()
-    outcome.facts["hooks_before"] = sorted(p.name for p in (world.repo / ".git" / "hooks").iterdir())
-    chats = qwen_home / "projects" / "".join(c if c.isalnum() else "-" for c in str(world.repo)) / "chats"
-    log = work / "requests.jsonl"
-    server_err = open(work / "server.err", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        ns.argv([sys.executable, str(HERE / "qwen_host_server.py"), "--port", str(QWEN_PORT),
-                 "--workdir", str(world.repo), "--log", str(log)]),
-        stderr=server_err,
-    )  # fmt: skip
-    requests = Requests(log)
-    try:
-        _wait_port(world, QWEN_PORT, proc)
-        outcome.commands["enable"] = world.entire("enable", "--agent", "qwen-code", "--telemetry=false",
-                                                  *(["--checkpoint-backend", "branch"] if backend == "branch" else []))  # fmt: skip
-        outcome.facts["ref_at"] = {}
+    with Namespace() as ns:
+        world = World(work, ns, [plugins, qwen_bin.parent, _node()], entire_bin(), QWEN_HOME=str(qwen_home),
+                      QWEN_RUNTIME_DIR=str(qwen_home), OPENAI_API_KEY="scripted", OPENAI_MODEL="qwen-scripted",
+                      OPENAI_BASE_URL=f"http://127.0.0.1:{QWEN_PORT}/v1", QWEN_USAGE_STATISTICS_ENABLED="false",
+                      QWEN_CODE_DISABLE_PRECONNECT="1", QWEN_DISABLE_AUTO_TITLE="1",
+                      QWEN_CODE_SUPPRESS_YOLO_WARNING="1", **variant_env(backend))  # fmt: skip
+        qwen_home.mkdir(parents=True)
+        (qwen_home / "settings.json").write_text(json.dumps({
+            **QUIET_SETTINGS, "memory": {"enableManagedAutoMemory": False}}))  # fmt: skip
+        outcome = _begin(world, "qwen-code", backend, {"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
+        chats = qwen_home / "projects" / "".join(c if c.isalnum() else "-" for c in str(world.repo)) / "chats"
+        with _served(world, QWEN_PORT, "qwen_host_server.py", "--workdir", str(world.repo)) as requests:
+            _enable(outcome)
 
-        def at_commit(label: str, session: str) -> None:
-            ref = _session_ref(world, session)
-            outcome.facts["ref_at"][label] = Path(ref).read_bytes() if ref else b""
+            def turn(label: str, session: str = "", settle: float = 0) -> tuple[str, list[dict[str, Any]]]:
+                start = requests.mark()
+                before = {p.stem for p in chats.glob("*.jsonl")}
+                resume = ["-r", session] if session else []
+                outcome.commands[label] = world.run([str(qwen_bin), *resume, "-p", QWEN_PROMPTS[label], "--yolo"],
+                                                    timeout=300)  # fmt: skip
+                if settle:  # a background subagent's result comes back after the first Stop
+                    time.sleep(settle)
+                    count = -1
+                    while count != len(world.trace_calls()):
+                        count = len(world.trace_calls())
+                        time.sleep(2)
+                new = sorted({p.stem for p in chats.glob("*.jsonl")} - before)
+                return session or (new[0] if new else ""), requests.all()[start:]
 
-        def turn(label: str, session: str = "", settle: float = 0) -> tuple[str, list[dict[str, Any]]]:
-            start = requests.mark()
-            before = {p.stem for p in chats.glob("*.jsonl")}
-            resume = ["-r", session] if session else []
-            outcome.commands[label] = world.run([str(qwen_bin), *resume, "-p", QWEN_PROMPTS[label], "--yolo"],
-                                                timeout=300)  # fmt: skip
-            if settle:  # a background subagent's result comes back after the first Stop
-                time.sleep(settle)
-                count = -1
-                while count != len(world.trace_calls()):
-                    count = len(world.trace_calls())
-                    time.sleep(2)
-            new = sorted({p.stem for p in chats.glob("*.jsonl")} - before)
-            return session or (new[0] if new else ""), requests.all()[start:]
+            a, asked = turn("A1")
+            outcome.sessions["A"] = a
+            sha = world.commit("A1", ["hello.txt", "README.md"])
+            _at_commit(outcome, "A1", a)
+            outcome.expected.append(Expected("A1", sha, a, [QWEN_PROMPTS["A1"]], ["README.md", "hello.txt"],
+                                             _qwen_usage(asked), None, [server.ANSWERS["edit-one"]]))  # fmt: skip
+            _, asked = turn("A2", a)
+            sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt", "second.txt"])
+            _at_commit(outcome, "A2", a)
+            outcome.expected.append(Expected("A2", sha, a, [QWEN_PROMPTS["A2"]],
+                                             ["greeting.txt", "hello.txt", "old.txt", "second.txt"],
+                                             _qwen_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+            _, asked = turn("A3", a, settle=5)
+            sha = world.commit("A3", ["sub.txt"])
+            _at_commit(outcome, "A3", a)
+            main = [r for r in asked if not _qwen_subagent(r)]
+            outcome.expected.append(Expected("A3", sha, a, [QWEN_PROMPTS["A3"]], ["sub.txt"], _qwen_usage(main),
+                                             _qwen_usage([r for r in asked if _qwen_subagent(r)]),
+                                             [server.ANSWERS["subagent"]]))  # fmt: skip
 
-        a, asked = turn("A1")
-        outcome.sessions["A"] = a
-        sha = world.commit("A1", ["hello.txt", "README.md"])
-        at_commit("A1", a)
-        outcome.expected.append(Expected("A1", sha, a, [QWEN_PROMPTS["A1"]], ["README.md", "hello.txt"],
-                                         _qwen_usage(asked), None, [server.ANSWERS["edit-one"]]))  # fmt: skip
-        _, asked = turn("A2", a)
-        sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt", "second.txt"])
-        at_commit("A2", a)
-        outcome.expected.append(Expected("A2", sha, a, [QWEN_PROMPTS["A2"]],
-                                         ["greeting.txt", "hello.txt", "old.txt", "second.txt"],
-                                         _qwen_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
-        _, asked = turn("A3", a, settle=5)
-        sha = world.commit("A3", ["sub.txt"])
-        at_commit("A3", a)
-        main = [r for r in asked if not _qwen_subagent(r)]
-        outcome.expected.append(Expected("A3", sha, a, [QWEN_PROMPTS["A3"]], ["sub.txt"], _qwen_usage(main),
-                                         _qwen_usage([r for r in asked if _qwen_subagent(r)]),
-                                         [server.ANSWERS["subagent"]]))  # fmt: skip
+            # Session C: the agent commits in the session's first turn, whose start (the chat does not exist
+            # at its UserPromptSubmit) is the view's first line; the user commits right after that turn.
+            # Before session B, whose chat the resume below restores (the branch's newest session).
+            c, asked = turn("C1")
+            outcome.sessions["C"] = c
+            agent_commit = next(
+                (sha for sha, subject, _ in outcome.commits() if subject == "agent: first.txt"), ""
+            )
+            outcome.expected.append(Expected("C1-agent-commit", agent_commit, c, [QWEN_PROMPTS["C1"]], ["first.txt"],
+                                             _qwen_usage(asked[:2]), None, []))  # fmt: skip
+            sha = world.commit("C1", ["after.txt"])
+            _at_commit(outcome, "C1", c)
+            # The turn's prompt is in prompt.txt; the transcript's scope starts after the agent's commit.
+            outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _qwen_usage(asked[2:]),
+                                             None, [server.ANSWERS["first-commit"]], []))  # fmt: skip
 
-        # Session C: the agent commits in the session's first turn, whose start (the chat does not exist
-        # at its UserPromptSubmit) is the view's first line; the user commits right after that turn.
-        # Before session B, whose chat the resume below restores (the branch's newest session).
-        c, asked = turn("C1")
-        outcome.sessions["C"] = c
-        agent_commit = next(
-            (sha for sha, subject, _ in outcome.commits() if subject == "agent: first.txt"), ""
-        )
-        outcome.expected.append(Expected("C1-agent-commit", agent_commit, c, [QWEN_PROMPTS["C1"]], ["first.txt"],
-                                         _qwen_usage(asked[:2]), None, []))  # fmt: skip
-        sha = world.commit("C1", ["after.txt"])
-        at_commit("C1", c)
-        # The turn's prompt is in prompt.txt; the transcript's scope starts after the agent's commit.
-        outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _qwen_usage(asked[2:]),
-                                         None, [server.ANSWERS["first-commit"]], []))  # fmt: skip
+            b, asked = turn("B1")
+            outcome.sessions["B"] = b
+            outcome.facts["b1_requests"] = asked
+            agent_commit = next(
+                (sha for sha, subject, _ in outcome.commits() if subject == "agent: mid.txt"), ""
+            )
+            outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [QWEN_PROMPTS["B1"]], ["mid.txt"],
+                                             _qwen_usage(asked[:2]), None, []))  # fmt: skip
+            _, asked_b2 = turn("B2", b)
+            _, asked_b3 = turn("B3", b)
+            sha = world.commit("B end", ["late.txt", "notes.txt"])
+            _at_commit(outcome, "B-end", b)
+            outcome.expected.append(Expected("B-end", sha, b, [QWEN_PROMPTS[k] for k in ("B1", "B2", "B3")],
+                                             ["late.txt", "notes.txt"], _qwen_usage(asked[2:] + asked_b2 + asked_b3), None,
+                                             [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")],
+                                             [QWEN_PROMPTS["B2"], QWEN_PROMPTS["B3"]]))  # fmt: skip
 
-        b, asked = turn("B1")
-        outcome.sessions["B"] = b
-        outcome.facts["b1_requests"] = asked
-        agent_commit = next((sha for sha, subject, _ in outcome.commits() if subject == "agent: mid.txt"), "")
-        outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [QWEN_PROMPTS["B1"]], ["mid.txt"],
-                                         _qwen_usage(asked[:2]), None, []))  # fmt: skip
-        _, asked_b2 = turn("B2", b)
-        _, asked_b3 = turn("B3", b)
-        sha = world.commit("B end", ["late.txt", "notes.txt"])
-        at_commit("B-end", b)
-        outcome.expected.append(Expected("B-end", sha, b, [QWEN_PROMPTS[k] for k in ("B1", "B2", "B3")],
-                                         ["late.txt", "notes.txt"], _qwen_usage(asked[2:] + asked_b2 + asked_b3), None,
-                                         [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")],
-                                         [QWEN_PROMPTS["B2"], QWEN_PROMPTS["B3"]]))  # fmt: skip
+            _user_commands(outcome)
+            outcome.facts["ref_final"] = _final_views(world, a, b, c)
+            outcome.facts["edited"] = {"README.md"}
+            outcome.facts["resumed_history"] = [QWEN_PROMPTS["B1"], QWEN_PROMPTS["B3"]]
 
-        _user_commands(outcome)
-        outcome.facts["ref_final"] = {k: Path(_session_ref(world, k)).read_bytes() for k in (a, b, c)}
-        outcome.facts["edited"] = {"README.md"}
-        outcome.facts["resumed_history"] = [QWEN_PROMPTS["B1"], QWEN_PROMPTS["B3"]]
+            # Resume: Qwen's chat and the view deleted, the host restores the chat through write-session.
+            _resume(outcome, b, [chats / f"{b}.jsonl"])
+            _, resumed = _turn(outcome, requests, "R", [str(qwen_bin), "-r", b, "-p", QWEN_PROMPTS["R"], "--yolo"],
+                               check=False)  # fmt: skip
+            outcome.facts["resumed_requests"] = [r["body"] for r in resumed]
 
-        # Resume: Qwen's chat and the view deleted, the host restores the chat through write-session.
-        native = chats / f"{b}.jsonl"
-        outcome.facts["rollout_paths"] = [str(native)]
-        outcome.facts["rollout_before"] = native.read_bytes() if native.exists() else b""
-        session_ref = _session_ref(world, b)
-        for path in [native, *([Path(session_ref)] if session_ref else [])]:
-            path.unlink(missing_ok=True)
-        outcome.commands["resume"] = world.entire("session", "resume", "feature", "--force", check=False)
-        outcome.facts["rollout_after"] = native.read_bytes() if native.exists() else b""
-        start = requests.mark()
-        outcome.commands["R"] = world.run(
-            [str(qwen_bin), "-r", b, "-p", QWEN_PROMPTS["R"], "--yolo"], check=False
-        )
-        outcome.facts["resumed_requests"] = [r["body"] for r in requests.all()[start:]]
-
-        _disable(outcome)
-    finally:
-        for stop in (proc.terminate, lambda: proc.wait(timeout=10), server_err.close, ns.close):
-            stop()
+            _disable(outcome)
     return outcome

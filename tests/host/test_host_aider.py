@@ -6,64 +6,23 @@ The scenario (``scenarios.run_aider``) runs once per checkpoint backend; each ch
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import checks
 import pytest
-import record
-from harness import BACKENDS, agent_binary
 from scenarios import Outcome, run_aider
+from suite import host_tests
 
 pytestmark = pytest.mark.host
 
 LABELS = ("A1", "A2")
 
-KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {}
-"""(check, label) pairs that fail for a fault issue 25 names, with that reason (none left)."""
+RUNS = ("no_checkpoint_without_agent_work", "doctor", "list_and_explain", "disable")
+"""The run checks but the resume's: this scenario resumes nothing."""
 
-
-SMALL_VIEW_KNOWN: dict[tuple[str, ...], str] = {}
-"""What fails in the small-view run (``checks.held``): nothing."""
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def outcome(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
-) -> Outcome:
-    aider = agent_binary("aider")
-    outcome = run_aider(tmp_path_factory.mktemp(f"aider-{request.param}"), request.param, plugins, aider)
-    record.maybe_write(outcome)
-    return outcome
-
-
-def _cases() -> list[object]:
-    cases: list[object] = []
-    for label in LABELS:
-        for name in checks.PER_COMMIT:
-            marks = [KNOWN[(name, label)]] if (name, label) in KNOWN else []
-            cases.append(pytest.param(name, label, id=f"{label}-{name}", marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize(("check", "label"), _cases())
-def test_checkpoint(outcome: Outcome, check: str, label: str) -> None:
-    checks.held(
-        outcome, SMALL_VIEW_KNOWN, (label, check), lambda: getattr(checks, f"check_{check}")(outcome, label)
-    )
+# No known faults: nothing fails, in the small-view run either.
+outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget = host_tests(
+    "aider", "aider", run_aider, LABELS, runs=RUNS
+)
 
 
 def test_each_aider_commit(outcome: Outcome) -> None:
     """Aider committed each of its two edits itself."""
     assert outcome.facts["aider_commits"] == 2
-
-
-@pytest.mark.parametrize(
-    "check", ["no_checkpoint_without_agent_work", "doctor", "list_and_explain", "disable"]
-)
-def test_run(outcome: Outcome, check: str) -> None:
-    checks.held(outcome, SMALL_VIEW_KNOWN, (check,), lambda: getattr(checks, f"check_{check}")(outcome))
-
-
-@pytest.mark.parametrize("outcome", ["small-view"], indirect=True)
-def test_views_re_base_at_the_smallest_budget(outcome: Outcome) -> None:
-    checks.check_rebased(outcome)

@@ -6,13 +6,10 @@ run's table (``make host``) counts what the host stored against the script.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import checks
 import pytest
-import record
-from harness import BACKENDS, agent_binary
-from scenarios import Outcome, run_gemini
+from scenarios import run_gemini
+from suite import host_tests
 
 pytestmark = pytest.mark.host
 
@@ -20,57 +17,7 @@ LABELS = ("A1", "A2", "A3", "B-end")
 """Gemini's own mid-turn commit gets no checkpoint: Gemini CLI empties ``core.hooksPath`` for the git its
 shell tool runs, so Entire's git hooks never see it (``check_no_checkpoint_without_agent_work``)."""
 
-TRANSCRIPT_UNREADABLE = pytest.mark.xfail(
-    strict=True,
-    reason="issue 25, point 2: the host's compactor cannot read Gemini 0.39+ JSONL chats: transcript.jsonl "
-    "holds no prompt text and no reply",
+
+outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget = host_tests(
+    "gemini", "google-gemini", run_gemini, LABELS, small_view_known=checks.SMALL_VIEW_KNOWN
 )
-KNOWN: dict[tuple[str, str], pytest.MarkDecorator] = {}
-"""(check, label) pairs that fail for a fault issue 25 names, with that reason."""
-
-
-SMALL_VIEW_KNOWN: dict[tuple[str, ...], str] = {
-    ("B-end", "transcript"): checks.COMMITTED_AT_END,
-    ("list_and_explain",): checks.COMMITTED_AT_END,
-    ("resume",): checks.RESUME_REBASED,
-}
-"""What fails in the small-view run (``checks.held``)."""
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def outcome(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
-) -> Outcome:
-    gemini = agent_binary("google-gemini")
-    outcome = run_gemini(tmp_path_factory.mktemp(f"gemini-{request.param}"), request.param, plugins, gemini)
-    record.maybe_write(outcome)
-    return outcome
-
-
-def _cases() -> list[object]:
-    cases: list[object] = []
-    for label in LABELS:
-        for name in checks.PER_COMMIT:
-            marks = [KNOWN[(name, label)]] if (name, label) in KNOWN else []
-            cases.append(pytest.param(name, label, id=f"{label}-{name}", marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize(("check", "label"), _cases())
-def test_checkpoint(outcome: Outcome, check: str, label: str) -> None:
-    checks.held(
-        outcome, SMALL_VIEW_KNOWN, (label, check), lambda: getattr(checks, f"check_{check}")(outcome, label)
-    )
-
-
-@pytest.mark.parametrize(
-    "check",
-    ["no_checkpoint_without_agent_work", "doctor", "list_and_explain", "resume", "resumed_agent", "disable"],
-)
-def test_run(outcome: Outcome, check: str) -> None:
-    checks.held(outcome, SMALL_VIEW_KNOWN, (check,), lambda: getattr(checks, f"check_{check}")(outcome))
-
-
-@pytest.mark.parametrize("outcome", ["small-view"], indirect=True)
-def test_views_re_base_at_the_smallest_budget(outcome: Outcome) -> None:
-    checks.check_rebased(outcome)

@@ -106,7 +106,7 @@ def forwarded_signals() -> list[signal.Signals]:
 
 def run(agent: Agent, flags: Flags) -> int:
     """Run Aider under the launcher and return its exit status; Aider gets everything after our flags."""
-    from entire_core.cli import print_error
+    from entire_core.cli_stdio import print_error
 
     default = os.environ.get("ENTIRE_AIDER_BINARY") or "aider"
     aider = flags.str_("aider") if "aider" in flags.given else default

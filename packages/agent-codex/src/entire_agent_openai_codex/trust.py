@@ -375,7 +375,8 @@ def trust_command(agent: Agent, flags: Flags) -> int:
     The only code that writes the user's config.toml, and only when asked. ``--project`` and
     ``--remove`` are parsed by core, as the command declares them (``agent.CodexAgent.commands``).
     """
-    from entire_core.cli import print_error, program_name
+    from entire_core import program_name
+    from entire_core.cli_stdio import print_error
     from entire_core.errors import ConfigError
 
     from entire_agent_openai_codex import paths

@@ -181,38 +181,27 @@ def _image_marker(url: str) -> str:
 
 
 def _fit(history: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], int]:
-    """The history within ``limit`` bytes: long outputs cut first, then the oldest items dropped.
-
-    The user's own messages stay, whatever their size: they are the conversation's thread.
+    """The history within ``limit`` bytes (``entire_core.fitting``): long outputs cut first, then the oldest
+    items dropped. The user's own messages stay, whatever their size: they are the conversation's thread.
     """
-    size = sum(_size(i) for i in history)
-    if size <= limit:
-        return history, size
-    for i in sorted(range(len(history)), key=lambda i: _size(history[i]), reverse=True):
-        if size <= limit:
-            break
-        before = _size(history[i])
-        history[i] = _shrunk_item(history[i], views.SHRINK_TO)
-        size -= before - _size(history[i])
-    keep = list(history)
-    index = 0
-    while size > limit and index < len(keep) - 1:
-        item = keep[index]
-        if item.get("type") == "message" and item.get("role") == "user":
-            index += 1  # the user's messages are the conversation's thread: never dropped
-        else:
-            size -= _size(item)
-            del keep[index]
-    return keep, size
+    from entire_core.fitting import fit
+
+    return fit(history, limit, _size, keep=_is_user_message, shorten=_shrunk)
+
+
+def _shrunk(item: dict[str, Any]) -> dict[str, Any]:
+    return _shrunk_item(item, views.SHRINK_TO)
+
+
+def _is_user_message(item: dict[str, Any]) -> bool:
+    return item.get("type") == "message" and item.get("role") == "user"
 
 
 def _rolled_back(history: list[dict[str, Any]], turns: object) -> list[dict[str, Any]]:
     """History after Codex undid its last ``turns`` user turns."""
     if not isinstance(turns, int) or turns <= 0:
         return history
-    users = [
-        i for i, item in enumerate(history) if item.get("type") == "message" and item.get("role") == "user"
-    ]
+    users = [i for i, item in enumerate(history) if _is_user_message(item)]
     return history[: users[-turns]] if len(users) >= turns else []
 
 

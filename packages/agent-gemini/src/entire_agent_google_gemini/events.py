@@ -4,7 +4,7 @@ Every payload carries ``session_id``, ``transcript_path``, ``cwd``, ``hook_event
 ``timestamp``. SessionStart -> SessionStart, BeforeAgent -> TurnStart (with the prompt), AfterAgent ->
 TurnEnd, SessionEnd -> SessionEnd, Before/AfterTool on ``invoke_agent`` -> SubagentStart/End.
 PreCompress is a Compaction only when the user asked for it or a compression really happened (see
-``compaction``). Subagents fire tool and model hooks under the parent's session, never Before/AfterAgent.
+``compressions``). Subagents fire tool and model hooks under the parent's session, never Before/AfterAgent.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ _PLAIN = {
 def to_event(hook: str, payload: object, scratch: Scratch) -> Event | None:
     """The event for one hook payload, or None when it means nothing to Entire.
 
-    ``scratch`` holds what PreCompress remembers between hooks (``compaction``).
+    ``scratch`` holds what PreCompress remembers between hooks (``compressions``).
     """
     p = obj(payload)
     session_id = first_text(p, "session_id")
@@ -59,9 +59,9 @@ def to_event(hook: str, payload: object, scratch: Scratch) -> Event | None:
 
 
 def _compressed(scratch: Scratch, session_id: str, ref: str) -> bool:
-    from entire_agent_google_gemini import compaction
+    from entire_agent_google_gemini import compressions
 
-    return compaction.compressed_since_last_check(scratch, session_id, ref)
+    return compressions.compressed_since_last_check(scratch, session_id, ref)
 
 
 def resumed_file(ref: str, session_id: str) -> str:

@@ -126,7 +126,7 @@ class GeminiView(views.ViewFormat):
         start = _last_checkpoint(path, end, floor, limit * REPLAY_LIMIT_FACTOR)
         budget = max(1, limit - 2 * len(first) - len(NOTE) - 256)
         messages, metadata = replay_messages(_lines(path, start, end), budget)
-        messages = fit(messages, budget, keep_prompts=True)
+        messages = fit(messages, budget)
         update: dict[str, Any] = {TAG_KEY: NOTE.strip()}
         update.update({k: v for k, v in metadata.items() if k not in (TAG_KEY, "messages")})
         update["messages"] = messages
@@ -149,7 +149,7 @@ class GeminiView(views.ViewFormat):
             # checkpoint before it may have cleared it (a same-minute resume writes a context-only
             # one first): the user's prompts stay in it, whatever its size.
             shrunk = [shrink(as_dict(m), max(views.SHRINK_TO, limit // 8)) for m in messages]
-            value["$set"] = {**update, "messages": fit(shrunk, limit, keep_prompts=True)}
+            value["$set"] = {**update, "messages": fit(shrunk, limit)}
             out = dump(value)
             return out if len(out) < size else None
         if not isinstance(value.get("id"), str):
@@ -251,46 +251,28 @@ def _tool_results_only(message: dict[str, Any]) -> bool:
     )
 
 
-def fit(messages: list[dict[str, Any]], limit: int, *, keep_prompts: bool = False) -> list[dict[str, Any]]:
-    """The history within ``limit`` bytes: outputs cut first, then the oldest messages dropped.
-
-    The user's prompts go last (never, with ``keep_prompts``): they are the conversation's thread. A
-    tool result left without the call before it goes too (the API refuses an answer to a call it never
-    made).
+def fit(messages: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The history within ``limit`` bytes (``entire_core.fitting``): outputs cut first, then the oldest
+    messages dropped. The user's prompts stay: they are the conversation's thread. A tool result left
+    without the call before it goes too (the API refuses an answer to a call it never made).
     """
-    sizes = [_size(m) for m in messages]
-    total = sum(sizes)
-    if total <= limit:
-        return messages
-    messages = list(messages)
-    for i in sorted(range(len(messages)), key=lambda i: sizes[i], reverse=True):
-        if total <= limit or sizes[i] <= views.SHRINK_TO:
-            break
-        messages[i] = shrink(messages[i], views.SHRINK_TO)
-        new = _size(messages[i])
-        total -= sizes[i] - new
-        sizes[i] = new
-    keep = [True] * len(messages)
-    for drop_prompts in (False, True)[: 1 if keep_prompts else 2]:
-        for i in range(len(messages) - 1):
-            if total <= limit:
-                break
-            if keep[i] and (drop_prompts or not _is_prompt(messages[i])):
-                keep[i] = False
-                total -= sizes[i]
-    kept: list[dict[str, Any]] = []
-    previous: dict[str, Any] | None = None
-    for i, message in enumerate(messages):
-        if not keep[i]:
-            previous = None
-            continue
-        if _tool_results_only(message) and (
-            previous is None or previous.get("type") not in ("gemini", "user")
-        ):
-            continue
-        kept.append(message)
-        previous = message
+    from entire_core.fitting import fit as fit_history
+
+    kept, _ = fit_history(
+        messages, limit, _size, keep=_is_prompt, shorten=_shrunk, shorten_over=views.SHRINK_TO, orphan=_orphan
+    )
     return kept
+
+
+def _shrunk(message: dict[str, Any]) -> dict[str, Any]:
+    return shrink(message, views.SHRINK_TO)
+
+
+def _orphan(message: dict[str, Any], previous: dict[str, Any] | None) -> bool:
+    """A tool result that does not follow a model's message or the user's (its call, or a result before)."""
+    return _tool_results_only(message) and (
+        previous is None or previous.get("type") not in ("gemini", "user")
+    )
 
 
 # -- replaying a chat ---------------------------------------------------------------------------------------
@@ -337,7 +319,7 @@ def replay_messages(lines: Iterator[bytes], limit: int) -> tuple[list[dict[str, 
                 if isinstance(message.get("id"), str):
                     messages[message["id"]] = shrink(message, max(views.SHRINK_TO, limit // 8))
         if size > 2 * limit:
-            kept = fit(list(messages.values()), limit, keep_prompts=True)
+            kept = fit(list(messages.values()), limit)
             messages = {m["id"]: m for m in kept}
             size = sum(_size(m) for m in kept)
     return list(messages.values()), metadata

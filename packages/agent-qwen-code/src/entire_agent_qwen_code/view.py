@@ -158,17 +158,21 @@ def _shrink(record: dict[str, Any], limit: int) -> dict[str, Any]:
 
 
 def _fit(kept: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
-    """The records within ``limit`` bytes: the oldest turns lose all but their prompts (the last record stays)."""
-    sizes = [len(dump(r)) + 1 for r in kept]
-    total = sum(sizes)
-    keep = [True] * len(kept)
-    for i in range(len(kept) - 1):
-        if total <= limit and kept[i].get("type") != "tool_result":
-            break  # (a result whose call went goes too)
-        if not prompt_of(kept[i]):
-            keep[i] = False
-            total -= sizes[i]
-    return [r for i, r in enumerate(kept) if keep[i]]
+    """The records within ``limit`` bytes (``entire_core.fitting``): the oldest turns lose all but their
+    prompts; the last record stays (Qwen walks back from it), and a result whose call went goes too."""
+    from entire_core.fitting import fit
+
+    last = kept[-1] if kept else None
+    records, _ = fit(kept, limit, _line_cost, keep=lambda r: r is last or bool(prompt_of(r)), orphan=_orphan)
+    return records
+
+
+def _line_cost(record: dict[str, Any]) -> int:
+    return len(dump(record)) + 1
+
+
+def _orphan(record: dict[str, Any], previous: dict[str, Any] | None) -> bool:
+    return previous is None and record.get("type") == "tool_result"
 
 
 def dump(value: object) -> bytes:

@@ -230,7 +230,7 @@ def check_host_finds_plugin(
     """Ask the host itself whether it finds ``entire-agent-<name>``: a hook call that records nothing."""
     import shutil
 
-    from entire_core.cli import program_name
+    from entire_core import program_name
 
     program = program_name(agent.name)
     root = agent.repo_root
@@ -343,7 +343,7 @@ def check_orphaned_hooks(report: Report, agent: Agent) -> None:
 
 def check_hook_commands(report: Report, agent: Agent, commands: Iterable[str], where: str) -> None:
     """The installed hook commands of ours each call ``entire hooks <name> <hook>`` for a hook we know."""
-    from entire_core.cli import program_name
+    from entire_core import program_name
     from entire_core.hooks import hook_of
 
     known: set[str] = set(getattr(agent, "hook_names", ()))

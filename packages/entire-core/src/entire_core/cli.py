@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
+from entire_core import program_name
 from entire_core.cli_flags import ALL_STDIN, BOOL, HOOK_STDIN, INT, STR, HelpRequested, Spec
 
 TYPE_CHECKING = False
@@ -127,36 +128,6 @@ FLAG_HELP: dict[str, str] = {
 # -- errors ---------------------------------------------------------------------------------------------
 
 
-def one_line(message: str, limit: int = 2000) -> str:
-    """Collapse a message to a single line the CLI can show after ``<subcommand>: ``."""
-    text = " ".join(message.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def program_name(agent_name: str) -> str:
-    """The console script of the agent registered as ``agent_name``: ``entire-agent-<name>``."""
-    return f"entire-agent-{agent_name}"
-
-
-def error_line(agent_name: str, subcommand: str, what: str, fix: str = "") -> str:
-    """The one error format of every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``.
-
-    ``subcommand`` is empty only when there is none to name (none given, or one that does not exist).
-    One line, without its line break.
-    """
-    where = program_name(agent_name) + (f" {subcommand}" if subcommand else "")
-    return one_line(f"{where}: {what}" + (f": {fix}" if fix else ""))
-
-
-def print_error(agent_name: str, subcommand: str, what: str, fix: str = "") -> None:
-    """Write ``error_line`` to stderr; a stderr that is gone is ignored (nobody is left to read it)."""
-    try:
-        sys.stderr.write(error_line(agent_name, subcommand, what, fix) + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
-
-
 def _describe(exc: BaseException) -> tuple[str, str, int]:
     """What went wrong, what to do about it (or ""), and the exit status."""
     from entire_core.errors import AgentError
@@ -235,6 +206,8 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
     program = _program(agent_cls)
     see = f"run '{program} --help' for the list"
     if not args:
+        from entire_core.cli_stdio import print_error
+
         print_error(agent_cls.name, "", "missing subcommand", see)
         return 2
     name, rest = args[0], args[1:]
@@ -253,6 +226,8 @@ def run(agent_cls: type[Agent], argv: Sequence[str] | None = None) -> int:
         return _run_human_command(agent_cls, command, rest)
     spec = SUBCOMMANDS.get(name)
     if spec is None:
+        from entire_core.cli_stdio import print_error
+
         print_error(agent_cls.name, "", f"unknown subcommand {name!r}", see)
         return 2
     return _run_protocol(agent_cls, name, spec, rest)
@@ -306,75 +281,12 @@ def _run_protocol(agent_cls: type[Agent], name: str, spec: Spec, args: list[str]
     with AnswerChannel() as answer:
         if not os.environ.get("ENTIRE_PLUGIN_TRACE"):
             return _answer(agent_cls, name, spec, args, answer)
+        from entire_core import trace
+
         seen: dict[str, bytes] = {}
         code = _answer(agent_cls, name, spec, args, answer, seen)
-        _trace(agent_cls.name, name, args, seen, code)
+        trace.write(agent_cls.name, name, args, seen, code)
         return code
-
-
-def _files_at_hook(stdin: bytes, output: bytes, keep: str = "") -> dict[str, list[object]]:
-    """``{path: [size, sha256]}`` of the payload's ``transcript_path`` and the answer's ``session_ref``;
-    with ``keep`` (a directory), their bytes too, as ``keep/<sha256>``: a recording then has each file
-    as it stood at its last hook, even one deleted before the end (a resume test's, an agent's own)."""
-    import hashlib
-    import json
-
-    named: list[object] = []
-    for raw in (stdin, output):
-        try:
-            value = json.loads(raw or b"null")
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            named += [value.get("transcript_path"), value.get("session_ref")]  # pyright: ignore[reportUnknownMemberType]
-    found: dict[str, list[object]] = {}
-    for path in named:
-        if isinstance(path, str) and path and os.path.isfile(path):
-            with open(path, "rb") as f:
-                data = f.read()
-            digest = hashlib.sha256(data).hexdigest()
-            found[path] = [len(data), digest]
-            if keep:
-                try:
-                    os.makedirs(keep, exist_ok=True)
-                    with open(os.path.join(keep, digest), "wb") as f:
-                        f.write(data)
-                except OSError:
-                    pass  # a copy that cannot be kept: the recording has the final bytes only
-    return found
-
-
-def _trace(agent: str, name: str, args: list[str], seen: dict[str, bytes], code: int) -> None:
-    """One JSON line per protocol call appended to ``$ENTIRE_PLUGIN_TRACE``, for the ``host`` tests'
-    recordings: the subcommand, its flags, a digest of stdin and the answer (whole when small)."""
-    import hashlib
-    import json
-    import time
-
-    stdin, output = seen.get("stdin", b""), seen.get("output", b"")
-    record: dict[str, object] = {
-        "time": time.time(),
-        "agent": agent,
-        "host_pid": os.getppid(),  # the host process that called: its calls told apart from a concurrent one's
-        "subcommand": name,
-        "args": args,
-        "stdin_sha256": hashlib.sha256(stdin).hexdigest(),
-        "stdin_len": len(stdin),
-        "code": code,
-        "answer_sha256": hashlib.sha256(output).hexdigest(),
-        "via": "python",  # the front (entire_core.front) writes its own calls' lines, marked "front"
-    }
-    if len(output) <= 4096:
-        record["answer"] = output.decode("utf-8", "replace")
-    if name == "parse-hook" or len(stdin) <= 4096:
-        record["stdin"] = stdin.decode("utf-8", "replace")
-    if name == "parse-hook":  # the files as they stood at this hook: the agent's own, and the view answered
-        record["files"] = _files_at_hook(stdin, output, os.environ["ENTIRE_PLUGIN_TRACE"] + ".files")
-    try:
-        with open(os.environ["ENTIRE_PLUGIN_TRACE"], "a", encoding="utf-8") as trace:
-            trace.write(json.dumps(record, sort_keys=True) + "\n")
-    except OSError:
-        pass
 
 
 def _answer(
@@ -416,7 +328,7 @@ def _answer(
         if isinstance(exc, SystemExit):
             raise
         message, fix, code = _describe(exc)
-        print_error(agent_cls.name, name, message, fix)
+        cli_stdio.print_error(agent_cls.name, name, message, fix)
         if os.environ.get("ENTIRE_AGENT_DEBUG"):
             import traceback
 
@@ -437,6 +349,7 @@ def _run_human_command(agent_cls: type[Agent], command: object, args: list[str])
     if args[:1] in (["--help"], ["-h"], ["-help"]):
         sys.stdout.write(command.usage(program, name))
         return 0
+    from entire_core.cli_stdio import print_error
     from entire_core.errors import UsageError
 
     try:

@@ -1,4 +1,5 @@
-"""The protocol's stdin and stdout: reading the input, and one answer alone on file descriptor 1.
+"""The protocol's stdin, stdout and stderr: reading the input, one answer alone on file descriptor 1,
+and an error as one line on stderr (``print_error``).
 
 The Entire CLI decodes a plugin's stdout into strict Go types, so while agent code runs, file
 descriptor 1 points at stderr (a stray ``print`` or child process cannot corrupt the answer), and
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from entire_core import program_name
 
 HOOK_STDIN_WAIT_SECONDS = 0.5
 """How long ``parse-hook`` waits for a payload on a pipe that stays open and silent (IDEs do this)."""
@@ -152,3 +155,31 @@ class AnswerChannel:
         except BrokenPipeError:
             return 1
         return 0
+
+
+# -- errors ---------------------------------------------------------------------------------------------
+
+
+def one_line(message: str, limit: int = 2000) -> str:
+    """Collapse a message to a single line the CLI can show after ``<subcommand>: ``."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def error_line(agent_name: str, subcommand: str, what: str, fix: str = "") -> str:
+    """The one error format of every agent: ``entire-agent-<name> <subcommand>: <what is wrong>[: <what to do>]``.
+
+    ``subcommand`` is empty only when there is none to name (none given, or one that does not exist).
+    One line, without its line break.
+    """
+    where = program_name(agent_name) + (f" {subcommand}" if subcommand else "")
+    return one_line(f"{where}: {what}" + (f": {fix}" if fix else ""))
+
+
+def print_error(agent_name: str, subcommand: str, what: str, fix: str = "") -> None:
+    """Write ``error_line`` to stderr; a stderr that is gone is ignored (nobody is left to read it)."""
+    try:
+        sys.stderr.write(error_line(agent_name, subcommand, what, fix) + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass

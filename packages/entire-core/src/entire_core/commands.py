@@ -187,7 +187,7 @@ def parse_hook(agent: Agent, flags: Flags, stdin: bytes) -> bytes | dict[str, ob
         return NO_EVENT
     payload, problem = decode_payload(stdin)
     if payload is None:
-        from entire_core.cli import print_error
+        from entire_core.cli_stdio import print_error
 
         print_error(type(agent).name, "parse-hook", problem, NOT_ONE_OBJECT)
         return NO_EVENT

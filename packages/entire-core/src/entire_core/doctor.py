@@ -75,7 +75,7 @@ class Report:
     @classmethod
     def for_agent(cls, agent: Agent) -> Report:
         """A report titled ``entire-agent-<name> doctor: <repository root>``, about ``entire-agent-<name>``."""
-        from entire_core.cli import program_name
+        from entire_core import program_name
 
         program = program_name(agent.name)
         return cls(f"{program} doctor: {agent.repo_root}", program)

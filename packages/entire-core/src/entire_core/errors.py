@@ -5,7 +5,7 @@ class AgentError(Exception):
     """A failure the caller should see: printed as one line on stderr, exit status 1.
 
     The message says what is wrong; ``fix``, when given, what to do about it. The dispatcher prints
-    both in core's one format (``entire_core.cli.error_line``), after the program and subcommand.
+    both in core's one format (``entire_core.cli_stdio.error_line``), after the program and subcommand.
     """
 
     exit_code = 1

@@ -102,9 +102,8 @@ def script(
     gone or newer than the front, the packages changed under it and every call goes to Python. With
     ``site`` (``site_path``), Python is started without ``site`` and given those directories instead.
     """
-    from entire_core import PROTOCOL_VERSION, __version__, _json, commands
+    from entire_core import PROTOCOL_VERSION, __version__, _json, commands, program_name
     from entire_core.agent import Agent as BaseAgent
-    from entire_core.cli import program_name
     from entire_core.cli_stdio import encode_answer
 
     agent = agent_cls()
@@ -198,7 +197,7 @@ session_dir() {{
     dir=${{state}}entire-agent-$name/views/$short-$digest
 }}
 
-# What Python's trace (ENTIRE_PLUGIN_TRACE, entire_core.cli._trace) writes for a call, marked "front".
+# What Python's trace (ENTIRE_PLUGIN_TRACE, entire_core.trace.write) writes for a call, marked "front".
 trace() {{
     [ -n "${{ENTIRE_PLUGIN_TRACE-}}" ] || return 0
     printf '{{"agent": "%s", "answer": "%s", "answer_sha256": "%s", "args": [%s], "code": 0, "host_pid": %s, "stdin": "", "stdin_len": 0, "stdin_sha256": "{empty}", "subcommand": "%s", "time": %s, "via": "front"}}\n' \

@@ -18,7 +18,7 @@ from entire_core.testing.runner import InProcessRunner, Result, Sandbox, ScriptR
 ERROR_LINE = re.compile(
     r"entire-agent-(?P<agent>[a-z0-9][a-z0-9-]*)(?: (?P<subcommand>[a-z][a-z0-9-]*))?: (?P<what>\S.*)"
 )
-"""Core's one error format (``entire_core.cli.error_line``): ``entire-agent-<name> <subcommand>: <what is
+"""Core's one error format (``entire_core.cli_stdio.error_line``): ``entire-agent-<name> <subcommand>: <what is
 wrong>[: <what to do>]``; the subcommand is left out only when there is none to name."""
 
 

@@ -1,4 +1,5 @@
-"""Telling a real chat compression apart from Gemini's PreCompress before every model call.
+"""The chat compressions Gemini recorded in a session's file: a real one told apart from Gemini's
+PreCompress before every model call.
 
 Gemini 0.61 fires PreCompress (trigger ``auto``) at the start of every compression check, before the
 token threshold is even tested, so the hook alone means nothing. A compression that happens restarts
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from entire_core.scratch import Scratch
 
 STATE = "compaction"
-"""The kind of this module's scratch state, keyed by session id."""
+"""The kind of this module's scratch state, keyed by session id (its name on disk, kept from before the
+module was named for what it holds)."""
 
 _RESCAN_SAVE_BYTES = 1 << 20
 """Save the scan position after this many quiet bytes, so later checks stay O(new bytes)."""
