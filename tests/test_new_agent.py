@@ -56,12 +56,12 @@ def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_pa
 
     tests = _run(copy, *run, "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", str(package))
     assert " passed" in tests.stdout and "failed" not in tests.stdout
-    # The view, not in use until view_format returns it, runs the kit's tests all the same; so does the window.
+    # The agent reads its sessions through its view from the start; the kit's view tests and the window pass.
     passed = {line.split("::", 1)[1] for line in tests.stdout.splitlines() if line.startswith("PASSED ")}
     assert {
-        "TestAcmeCoderAgentWithViewContract::test_views_live_outside_the_repository",
-        "TestAcmeCoderAgentWithViewContract::test_view_snapshots_and_cuts_keep_the_format",
-        "TestAcmeCoderAgentWithViewContract::test_write_then_read_session",
+        "TestAcmeCoderAgentContract::test_views_live_outside_the_repository",
+        "TestAcmeCoderAgentContract::test_view_snapshots_and_cuts_keep_the_format",
+        "TestAcmeCoderAgentContract::test_write_then_read_session",
         "TestAcmeCoderAgentWindow::test_the_readme_table_is_the_window",
         "TestAcmeCoderAgentWindow::test_install_refuses_a_version_below_the_window",
         "TestAcmeCoderAgentWindow::test_one_install_hint_everywhere",

@@ -2,7 +2,7 @@
 
 Creates ``packages/agent-<name>`` from ``template/`` (the package with its console script and entry
 point, its version from the package, one module per job: ``hooks.py``, ``events.py``, ``transcript.py``,
-``compact.py``, ``view.py`` (a bounded view, not in use until ``view_format`` returns it), ``textgen.py``,
+``compact.py``, ``view.py`` (the bounded view the CLI reads, on from the start), ``textgen.py``,
 ``paths.py``, ``doctor.py``, ``versions.py`` (its support window, a placeholder version); the contract
 test subclass, the window's tests and a README stub), then adds it to the root ``pyproject.toml``, a
 CHANGELOG line under "Unreleased", and the lock.
