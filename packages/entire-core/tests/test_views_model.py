@@ -57,7 +57,7 @@ def record(i: int, size: int, *, keep: bool = False) -> bytes:
 
 def head_bytes(data: bytes) -> int:
     """Where the body of view bytes starts, in bytes."""
-    return views._byte_of_line_data(data, views.head_lines_of(data))  # pyright: ignore[reportPrivateUsage]
+    return offsets.line_start(data, views.head_lines_of(data))
 
 
 def restated(line: bytes) -> int:

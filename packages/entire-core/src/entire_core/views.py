@@ -910,22 +910,22 @@ class View:
             cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
         if resume_at is not None and resume_at >= 0 and end - resume_at <= self.budget.total:
             cut = min(cut, resume_at)  # the turn in progress stays whole
-        turn_at = _byte_of_line(native, start, max(0, turn_line - shift)) if turn_line is not None else None
+        turn_at = offsets.line_start_in(native, start, max(0, turn_line - shift)) if turn_line is not None else None
         if turn_at is not None and turn_at < cut and end - turn_at <= HARD_LIMIT:
             cut = turn_at  # the turn in progress stays whole (its start is where the CLI counts from)
-        lines_before = _lines_between(native, start, cut) if cut > start else 0
+        lines_before = offsets.count_newlines(native, start, cut) if cut > start else 0
         stored = self.host_start()
         if stored is not None and stored - shift < lines_before:
-            at = _byte_of_line(native, start, max(0, stored - shift))
+            at = offsets.line_start_in(native, start, max(0, stored - shift))
             if end - at + self._snapshot_room() <= self.budget.total:
                 cut, lines_before = at, max(0, stored - shift)
         header: list[bytes] = [LEAD] if shift else []
-        opening = _first_line(native, start) if st is not None and floor > lines_before + shift else None
+        opening = offsets.line_at(native, start) if st is not None and floor > lines_before + shift else None
         if opening is not None:
             cut = max(cut, start + len(opening))
-            lines_before = max(_lines_between(native, start, cut), floor - shift)
+            lines_before = max(offsets.count_newlines(native, start, cut), floor - shift)
         if lines_before >= 2 and st is not None:
-            first = (_first_line(native, start) or b"\n")[:-1].removesuffix(b"\r")
+            first = (offsets.line_at(native, start) or b"\n")[:-1].removesuffix(b"\r")
             header = self._fitted_header(
                 lines_before + shift,
                 LEAD if shift else first,
@@ -945,11 +945,11 @@ class View:
         m["native_end"] = max(int(m["native_end"]), cut)
         m["native_mark"] = _mark(native, start, int(m["native_end"]))
         if turn_line is not None and turn_line >= len(header):
-            m["turn"] = _byte_of_line(self.path, 0, turn_line)
+            m["turn"] = offsets.line_start_in(self.path, 0, turn_line)
         if resume_at is not None:
             if resume_at >= 0:
-                resume = len(header) + _lines_between(native, cut, max(cut, resume_at))
-                m["turn"] = _byte_of_line(self.path, 0, resume)
+                resume = len(header) + offsets.count_newlines(native, cut, max(cut, resume_at))
+                m["turn"] = offsets.line_start_in(self.path, 0, resume)
             else:
                 resume = self.lines()
             m["resume"] = resume
@@ -969,7 +969,7 @@ class View:
         if not isinstance(turn, int) or turn < 0:
             return None
         try:
-            return _lines_between(self.path, 0, turn) if turn else 0
+            return offsets.count_newlines(self.path, 0, turn) if turn else 0
         except OSError:
             return None
 
@@ -1222,10 +1222,10 @@ class View:
         """
         m = self.meta
         size = int(m["view_size"])
-        lines = _lines_between(self.path, 0, cut)
+        lines = offsets.count_newlines(self.path, 0, cut)
         stored = self.host_start()
         if stored is not None and stored < lines and not forced:
-            at = _byte_of_line(self.path, 0, stored)
+            at = offsets.line_start_in(self.path, 0, stored)
             # What the view would hold: the lines after the stored start and a header before them.
             head = int(m["head_bytes"]) if stored <= int(m.get("head_lines", 0)) else self._snapshot_room()
             if size - at + head <= self.budget.total:
@@ -1249,7 +1249,7 @@ class View:
                         out.write(native + b"\n")
             try:
                 if lead:  # the session's first line follows LEAD
-                    native_first = (_first_line(scratch, 0) or b"\n")[:-1].removesuffix(b"\r")
+                    native_first = (offsets.line_at(scratch, 0) or b"\n")[:-1].removesuffix(b"\r")
                 else:
                     native_first = unwrap(first) or b""
                 size = os.path.getsize(scratch)
@@ -1409,7 +1409,7 @@ class View:
             "native": os.path.abspath(native), "native_id": native_id, "native_start": 0,
             "follow": data.endswith(b"\n") or not data,
             "native_end": native_size, "turn": -1,
-            "head_lines": head, "head_bytes": _byte_of_line_data(data, head),
+            "head_lines": head, "head_bytes": offsets.line_start(data, head),
             **({"lead": 1} if lead else {}),
         }  # fmt: skip
         self.meta["native_mark"] = _mark(native, 0, native_size)
@@ -1448,7 +1448,7 @@ def _git_common_dir(repo_root: str) -> str | None:
 
 def _legacy_turn_start(view: str, turn: int, legacy: dict[str, Any], native: str, start: int) -> int | None:
     """Where in ``native`` the v1 view's turn in progress (its byte ``turn``) starts: that record's line."""
-    line = _first_line(view, turn)
+    line = offsets.line_at(view, turn)
     if line is None:
         return None
     consumed = int(legacy.get("native_end", 0))
@@ -1515,62 +1515,6 @@ def _fingerprint(data: bytes) -> int:
 def _is_crc_mark(mark: object) -> bool:
     """Whether a stored mark has the 0.1 form (8 hex digits a part), checked with that form until renewed."""
     return isinstance(mark, str) and len(mark.rpartition(":")[2]) == 8
-
-
-def _lines_between(path: str, begin: int, end: int) -> int:
-    """How many newlines ``path`` has in ``[begin, end)``."""
-    count = 0
-    with open(path, "rb") as f:
-        f.seek(begin)
-        remaining = end - begin
-        while remaining > 0:
-            block = f.read(min(_BLOCK, remaining))
-            if not block:
-                break
-            remaining -= len(block)
-            count += block.count(b"\n")
-    return count
-
-
-def _byte_of_line(path: str, begin: int, line: int) -> int:
-    """The byte at which line ``line`` (counted from ``begin``) starts; the end when there are fewer lines."""
-    position = begin
-    if line <= 0:
-        return position
-    with open(path, "rb") as f:
-        f.seek(begin)
-        while block := f.read(_BLOCK):
-            found = block.count(b"\n")
-            if found < line:
-                line -= found
-                position += len(block)
-                continue
-            at = -1
-            for _ in range(line):
-                at = block.find(b"\n", at + 1)
-            return position + at + 1
-    return position
-
-
-def _byte_of_line_data(data: bytes, line: int) -> int:
-    position = 0
-    for _ in range(line):
-        newline = data.find(b"\n", position)
-        if newline < 0:
-            return len(data)
-        position = newline + 1
-    return position
-
-
-def _first_line(path: str, start: int) -> bytes | None:
-    """The complete line at ``start``, newline included; None when there is none within 64 MiB."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(start)
-            line = f.readline(1 << 26)
-    except OSError:
-        return None
-    return line if line.endswith(b"\n") else None
 
 
 # -- what the subcommands call ----------------------------------------------------------------------------
