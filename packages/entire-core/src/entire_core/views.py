@@ -737,9 +737,9 @@ class View:
 
     def _host_state(self) -> dict[str, Any] | None:
         """The CLI's state file for this session (``.git/entire-sessions/<id>.json``), when it is about this view."""
-        from entire_core import _json, jsonvalues
+        from entire_core import _json, gitdir, jsonvalues
 
-        common = _git_common_dir(self.agent.repo_root)
+        common = gitdir.common_dir(self.agent.repo_root)
         if common is None:
             return None
         try:
@@ -910,7 +910,9 @@ class View:
             cut = offsets.complete_end(native, max(start, end - self.budget.total // (2 * REBASE_AT)))
         if resume_at is not None and resume_at >= 0 and end - resume_at <= self.budget.total:
             cut = min(cut, resume_at)  # the turn in progress stays whole
-        turn_at = offsets.line_start_in(native, start, max(0, turn_line - shift)) if turn_line is not None else None
+        turn_at = (
+            offsets.line_start_in(native, start, max(0, turn_line - shift)) if turn_line is not None else None
+        )
         if turn_at is not None and turn_at < cut and end - turn_at <= HARD_LIMIT:
             cut = turn_at  # the turn in progress stays whole (its start is where the CLI counts from)
         lines_before = offsets.count_newlines(native, start, cut) if cut > start else 0
@@ -1424,26 +1426,6 @@ def _no_usage() -> TokenUsage:
     from entire_core.types import TokenUsage
 
     return TokenUsage()
-
-
-def _git_common_dir(repo_root: str) -> str | None:
-    """The repository's git common directory, read from ``.git`` without running git."""
-    dot_git = os.path.join(repo_root, ".git")
-    if os.path.isdir(dot_git):
-        return dot_git
-    try:
-        with open(dot_git, encoding="utf-8") as f:
-            pointer = f.read(4096).strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not pointer.startswith("gitdir:"):
-        return None
-    gitdir = os.path.join(repo_root, pointer[len("gitdir:") :].strip())
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-            return os.path.normpath(os.path.join(gitdir, f.read(4096).strip()))
-    except (OSError, UnicodeDecodeError):
-        return gitdir
 
 
 def _legacy_turn_start(view: str, turn: int, legacy: dict[str, Any], native: str, start: int) -> int | None:
