@@ -526,20 +526,8 @@ class _Starts:
         return self._bytes().count(b"\n", 0, byte)
 
 
-def make_tag(base: int, first_line: bytes) -> str:
-    """A v1 header tag (for formats written against v1, which still put one in their snapshot)."""
-    import zlib
-
-    return f"{TAG_PREFIX.decode()}{base}:{zlib.crc32(first_line) & 0xFFFFFFFF:08x}"
-
-
 def snapshot_of(fmt: ViewFormat, path: str, end: int, limit: int) -> list[bytes]:
-    """``fmt.snapshot(path, end, limit)``; a v1 format's ``(path, end, tag, limit)`` gets a v1 tag."""
-    snapshot: Any = fmt.snapshot
-    if getattr(snapshot, "__code__", None) is not None and snapshot.__code__.co_argcount == 5:
-        with open(path, "rb") as f:
-            first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
-        return snapshot(path, end, make_tag(0, first), limit)
+    """``fmt.snapshot(path, end, limit)``: the format's native records restating ``path[:end]``."""
     return fmt.snapshot(path, end, limit)
 
 
