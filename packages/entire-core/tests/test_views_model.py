@@ -124,6 +124,9 @@ class Owner:
     def view_format(self) -> views.ViewFormat:
         return self.fmt
 
+    def token_counts(self, transcript: bytes, offset: int) -> None:
+        return None  # counts no tokens
+
 
 class Transcript:
     """A native transcript growing, the calls the CLI makes on it, and what each must leave."""

@@ -71,10 +71,25 @@ from entire_core import offsets
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Protocol
 
-    from entire_core.agent import Agent as ViewOwner
     from entire_core.types import TokenUsage
+
+    class ViewOwner(Protocol):
+        """What a view needs of its agent (``entire_core.agent.Agent`` has it all)."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def session_file_suffix(self) -> str: ...
+        @property
+        def env(self) -> Mapping[str, str]: ...
+        @property
+        def repo_root(self) -> str: ...
+        def view_format(self) -> ViewFormat | None: ...
+        def token_counts(self, transcript: bytes, offset: int) -> tuple[TokenUsage, TokenUsage | None] | None:
+            """``Agent.token_counts``: the agent's token counts of view bytes, for what a re-base cuts away."""
+            ...
 
     Mapped = tuple[str, list[dict[str, Any]], str | None]
     """What ``ViewFormat.record`` answers: ``(type, blocks, timestamp)``."""
@@ -1279,23 +1294,19 @@ class View:
     def _counted(self, data: bytes, stored: int) -> tuple[TokenUsage, TokenUsage] | None:
         """What ``calculate-tokens`` and ``calculate-total-tokens --offset stored`` answer on view bytes
         ``data`` (None for an agent that counts no tokens, or bytes it cannot count)."""
-        from entire_core.agent import SubagentAwareExtractor, TokenCalculator
         from entire_core.errors import AgentError
 
-        agent = self.agent
-        if not isinstance(agent, TokenCalculator):
-            return None
         frame = frame_of(data, self.fmt.unit)
-        local = frame.local(stored)
         try:
-            tokens = agent.calculate_tokens(data, local) + (frame.carried(stored) or _no_usage())
-            total = tokens
-            if isinstance(agent, SubagentAwareExtractor):
-                total = agent.calculate_total_tokens(data, local, "")
-                total += frame.carried(stored, total=True) or _no_usage()
+            counts = self.agent.token_counts(data, frame.local(stored))
         except (AgentError, ValueError):
             return None
-        return tokens, total
+        if counts is None:
+            return None
+        tokens = counts[0] + (frame.carried(stored) or _no_usage())
+        if counts[1] is None:
+            return tokens, tokens
+        return tokens, counts[1] + (frame.carried(stored, total=True) or _no_usage())
 
     def _carry(
         self, header: list[bytes], body: bytes, before: tuple[TokenUsage, TokenUsage] | None, stored: int
