@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from entire_core import paths, views
 from entire_core.errors import InvalidInput
+from entire_core.views import follow
 
 # -- frames ----------------------------------------------------------------------------------------
 
@@ -158,12 +159,12 @@ def test_a_native_mark_is_the_fingerprint_of_its_first_and_last_4_kib(tmp_path: 
         head = data[start : start + min(4096, end - start)]
         tail = data[max(start, end - 4096) : end]
         expected = f"{end}:{fingerprint(head):016x}:{fingerprint(tail):016x}"
-        assert views._mark(str(path), start, end) == expected, (start, end)  # pyright: ignore[reportPrivateUsage]
-    assert views._mark(str(tmp_path / "none"), 0, 10) == ""  # pyright: ignore[reportPrivateUsage]
+        assert follow.native_mark(str(path), start, end) == expected, (start, end)
+    assert follow.native_mark(str(tmp_path / "none"), 0, 10) == ""
 
 
 def test_a_fingerprint_tells_apart_blocks_that_differ_anywhere() -> None:
     block = bytes(range(256)) * 16
     changed = [block[:i] + bytes([block[i] ^ 1]) + block[i + 1 :] for i in (0, 1, 100, 2048, 4094, 4095)]
-    prints = {views._fingerprint(b) for b in [block, *changed, b"", b"\x00", b"\x00\x00"]}  # pyright: ignore[reportPrivateUsage]
+    prints = {follow._fingerprint(b) for b in [block, *changed, b"", b"\x00", b"\x00\x00"]}  # pyright: ignore[reportPrivateUsage]
     assert len(prints) == 10
