@@ -162,10 +162,10 @@ class Follower:
             st = os.stat(native)
         except FileNotFoundError:
             st = None
+        end = _end_of(native, upto, st)
         if st is not None and self.mirror(native, st, unless_viewed=True):
             file.save()
             return
-        end = _end_of(native, upto, st)
         m["native_id"] = [st.st_dev, st.st_ino] if st is not None else None
         cut = start
         if end - start > self.budget.total // REBASE_AT:
