@@ -50,7 +50,18 @@ MODULES: dict[str, tuple[str, ...]] = {
     "shell": ("test_shell.py",),
     "validate": ("test_validate.py",),
     "offsets": ("test_offsets.py", "test_offsets_model.py"),
-    "views": ("test_views_model.py", "test_views_parts.py", "test_views.py"),  # the quickest kills first
+    "gitdir": ("test_gitdir.py",),
+    # The views package, a module at a time (the quickest kills first): its face, then each of its parts.
+    "views": ("test_views_parts.py",),
+    "views.format": ("test_views_parts.py", "test_views_model.py", "test_views.py"),
+    "views.wire": ("test_views_parts.py", "test_views_v2.py", "test_views_model.py", "test_views.py"),
+    "views.frames": ("test_views_parts.py", "test_views_model.py", "test_views.py"),
+    "views.legacy": ("test_views_model.py", "test_views.py"),
+    "views.store": ("test_views_model.py", "test_views_parts.py", "test_views_v2.py", "test_views.py"),
+    "views.header": ("test_views_model.py", "test_views_lead.py", "test_views.py"),
+    "views.rebase": ("test_views_model.py", "test_views_v2.py", "test_views.py"),
+    "views.follow": ("test_views_model.py", "test_views_parts.py", "test_views_lead.py", "test_views.py"),
+    "views.view": ("test_views_model.py", "test_views_lead.py", "test_views_v2.py", "test_views.py"),
     "config._json_edit": ("config/test_json_edits.py", "config/test_json_properties.py"),
     "_json": ("test_small_json.py", "test_wire.py"),
     "installs": ("test_paths_and_installs.py",),
@@ -277,7 +288,9 @@ def mutated_source(source: str, index: int) -> str:
 
 
 def module_path(package: Path, module: str) -> Path:
-    return package.joinpath(*module.split(".")).with_suffix(".py")
+    """The file of ``module`` (``views.wire``: ``views/wire.py``; a package, ``views``: its ``__init__.py``)."""
+    path = package.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
 def confined_env(scratch: Path, site: Path) -> dict[str, str]:

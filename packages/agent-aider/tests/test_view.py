@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -294,8 +295,10 @@ def test_the_snapshot_restates_every_prompt_and_ends_with_the_tag(tmp_path: Path
     data = synthetic(1, 40)
     path = tmp_path / "h.md"
     path.write_bytes(data)
-    tag = views.make_tag(12345, b"")
-    header = aider_view.AiderView(str(path), 0).snapshot(str(path), len(data), tag, 16384)
+    first = data.split(b"\n", 1)[0]
+    tag = f"entire-view:v1:0:{zlib.crc32(first):08x}"  # the tag views v1 gave a header of this file
+    assert aider_view.snapshot_tag(str(path)) == tag
+    header = aider_view.AiderView(str(path), 0).snapshot(str(path), len(data), 16384)
     assert header[:2] == [b"", b""] and header[2].startswith(b"# aider chat started at ")  # a blank before it
     assert tag.encode() in header[-1] and header[-1].startswith(b"> ") and header[-1].endswith(b"  ")
     assert sum(len(r) + 1 for r in header) <= 16384

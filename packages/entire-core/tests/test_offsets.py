@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -280,3 +281,46 @@ def test_line_positions_at_the_first_bytes(tmp_path: Path) -> None:
     assert positions.byte_of(str(path), 0) == 0  # the start of the file needs no newline before it
     positions.remember(str(path), 1, 1)  # wrong: byte 1 follows "a", not a newline
     assert positions.byte_of(str(path), 1) is None
+
+
+# -- counting lines and reading one ----------------------------------------------------------------------
+
+FILES = [b"".join(p) for n in range(6) for p in itertools.product((b"a", b"\n"), repeat=n)]
+
+
+def test_count_newlines_and_line_start_in_agree_with_a_split_at_every_block_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t"
+    for block in (1, 2, 3, 1 << 20):
+        monkeypatch.setattr(offsets, "_BLOCK", block)
+        for data in FILES:
+            path.write_bytes(data)
+            for begin in range(len(data) + 1):
+                for end in range(begin, len(data) + 3):  # past the end too: the file is shorter than asked
+                    assert offsets.count_newlines(str(path), begin, end) == data[begin:end].count(b"\n"), (
+                        data,
+                        block,
+                    )
+            starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
+            for line in range(len(starts) + 2):
+                want = starts[line] if line < len(starts) else len(data)
+                assert offsets.line_start_in(str(path), 0, line) == want, (data, block, line)
+
+
+def test_the_first_line_is_read_whole_up_to_64_mib_only(tmp_path: Path) -> None:
+    """The header restates the session's first line; a longer one is never held in memory."""
+    path = tmp_path / "t"
+    path.write_bytes(b"skip\nfirst\r\nsecond\npartial")
+
+    assert offsets.line_at(str(path), 0) == b"skip\n"
+    assert offsets.line_at(str(path), 5) == b"first\r\n"
+    assert offsets.line_at(str(path), 12) == b"second\n"
+    assert offsets.line_at(str(path), 19) is None
+    assert offsets.line_at(str(tmp_path / "none"), 0) is None
+    for size, whole in [((64 << 20) - 1, True), (64 << 20, False)]:
+        with path.open("wb") as f:  # sparse: 64 MiB of zeros, then a newline
+            f.seek(size)
+            f.write(b"\n")
+        line = offsets.line_at(str(path), 0)
+        assert (line is not None and len(line) == size + 1) if whole else line is None

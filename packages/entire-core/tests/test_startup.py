@@ -45,8 +45,11 @@ NEEDED = {
     "info": {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio", "entire_core.commands",
              "entire_core._json", "entire_core.validate"},
     "get-transcript-position": {"entire_core.cli", "entire_core.cli_flags", "entire_core.cli_stdio",
-                                "entire_core.commands", "entire_core._json", "entire_core.validate"},
+                                "entire_core.commands", "entire_core._json", "entire_core.validate",
+                                "entire_core.views.frames", "entire_core.offsets"},
 }  # fmt: skip
+"""``get-transcript-position`` also loads the view frames its answer is in (``views`` loads each part as it is
+used) and the agent's own reading of the position (``offsets``, which the whole of ``views`` loaded before)."""
 
 
 @pytest.mark.parametrize(

@@ -187,7 +187,7 @@ def test_a_view_killed_mid_update_is_repaired(tmp_path: Path, monkeypatch: pytes
             raise KeyboardInterrupt
         real_replace(src, dst)
 
-    monkeypatch.setattr(views.os, "replace", killed)
+    monkeypatch.setattr(os, "replace", killed)
     with pytest.raises(AssertionError, match="code=130"):  # the dispatcher's exit on an interrupt
         for n in range(3, 40):
             session.turn(_turn(n, pad=700))

@@ -33,6 +33,7 @@ import pytest
 from entire_core import offsets, views
 from entire_core.errors import AgentError
 from entire_core.types import EventType
+from entire_core.views.rebase import Fitter
 
 SESSION = "m-1"
 FIRST = b'{"i": 0, "session": "m-1"}'
@@ -57,7 +58,7 @@ def record(i: int, size: int, *, keep: bool = False) -> bytes:
 
 def head_bytes(data: bytes) -> int:
     """Where the body of view bytes starts, in bytes."""
-    return views._byte_of_line_data(data, views.head_lines_of(data))  # pyright: ignore[reportPrivateUsage]
+    return offsets.line_start(data, views.head_lines_of(data))
 
 
 def restated(line: bytes) -> int:
@@ -123,6 +124,9 @@ class Owner:
 
     def view_format(self) -> views.ViewFormat:
         return self.fmt
+
+    def token_counts(self, transcript: bytes, offset: int) -> None:
+        return None  # counts no tokens
 
 
 class Transcript:
@@ -609,7 +613,7 @@ def test_a_hook_killed_after_copying_and_before_committing_copies_again_without_
     t = small_session(tmp_path)
     t.append(300, 400)
     with monkeypatch.context() as patch:
-        killed_once(patch, views.View, "_fit", lambda view: True)
+        killed_once(patch, Fitter, "fit", lambda fitter: True)
         with pytest.raises(KeyboardInterrupt):
             t.hook()
     assert t.hook() == t.native.read_bytes()  # no header: the copy was not taken for a replaced file

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from entire_core import paths, views
 from entire_core.errors import InvalidInput
+from entire_core.views import follow
 
 # -- frames ----------------------------------------------------------------------------------------
 
@@ -158,54 +159,12 @@ def test_a_native_mark_is_the_fingerprint_of_its_first_and_last_4_kib(tmp_path: 
         head = data[start : start + min(4096, end - start)]
         tail = data[max(start, end - 4096) : end]
         expected = f"{end}:{fingerprint(head):016x}:{fingerprint(tail):016x}"
-        assert views._mark(str(path), start, end) == expected, (start, end)  # pyright: ignore[reportPrivateUsage]
-    assert views._mark(str(tmp_path / "none"), 0, 10) == ""  # pyright: ignore[reportPrivateUsage]
+        assert follow.native_mark(str(path), start, end) == expected, (start, end)
+    assert follow.native_mark(str(tmp_path / "none"), 0, 10) == ""
 
 
 def test_a_fingerprint_tells_apart_blocks_that_differ_anywhere() -> None:
     block = bytes(range(256)) * 16
     changed = [block[:i] + bytes([block[i] ^ 1]) + block[i + 1 :] for i in (0, 1, 100, 2048, 4094, 4095)]
-    prints = {views._fingerprint(b) for b in [block, *changed, b"", b"\x00", b"\x00\x00"]}  # pyright: ignore[reportPrivateUsage]
+    prints = {follow._fingerprint(b) for b in [block, *changed, b"", b"\x00", b"\x00\x00"]}  # pyright: ignore[reportPrivateUsage]
     assert len(prints) == 10
-
-
-# -- counting lines --------------------------------------------------------------------------------
-
-FILES = [b"".join(p) for n in range(6) for p in itertools.product((b"a", b"\n"), repeat=n)]
-
-
-def test_lines_between_and_byte_of_line_agree_with_a_split_at_every_block_size(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "t"
-    between = views._lines_between  # pyright: ignore[reportPrivateUsage]
-    byte_of = views._byte_of_line  # pyright: ignore[reportPrivateUsage]
-    for block in (1, 2, 3, 1 << 20):
-        monkeypatch.setattr(views, "_BLOCK", block)
-        for data in FILES:
-            path.write_bytes(data)
-            for begin in range(len(data) + 1):
-                for end in range(begin, len(data) + 3):  # past the end too: the file is shorter than asked
-                    assert between(str(path), begin, end) == data[begin:end].count(b"\n"), (data, block)
-            starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
-            for line in range(len(starts) + 2):
-                want = starts[line] if line < len(starts) else len(data)
-                assert byte_of(str(path), 0, line) == want, (data, block, line)
-
-
-def test_the_first_line_is_read_whole_up_to_64_mib_only(tmp_path: Path) -> None:
-    """The header restates the session's first line; a longer one is never held in memory."""
-    path = tmp_path / "t"
-    path.write_bytes(b"skip\nfirst\r\nsecond\npartial")
-    first_line = views._first_line  # pyright: ignore[reportPrivateUsage]
-    assert first_line(str(path), 0) == b"skip\n"
-    assert first_line(str(path), 5) == b"first\r\n"
-    assert first_line(str(path), 12) == b"second\n"
-    assert first_line(str(path), 19) is None
-    assert first_line(str(tmp_path / "none"), 0) is None
-    for size, whole in [((64 << 20) - 1, True), (64 << 20, False)]:
-        with path.open("wb") as f:  # sparse: 64 MiB of zeros, then a newline
-            f.seek(size)
-            f.write(b"\n")
-        line = first_line(str(path), 0)
-        assert (line is not None and len(line) == size + 1) if whole else line is None

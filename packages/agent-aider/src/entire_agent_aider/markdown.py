@@ -15,7 +15,9 @@ lines together into sessions and turns. Used by ``parse-hook``: standard library
 from __future__ import annotations
 
 HEADER_PREFIX = "# aider chat started at "
-VIEW_TAG_LINE = "> entire-view:v1:"
+VIEW_TAG = "entire-view:v1:"
+"""How the tag of a view's snapshot starts (the name core's views v1 gave their headers, kept by Aider's)."""
+VIEW_TAG_LINE = "> " + VIEW_TAG
 """The last line of a view's snapshot (``entire_agent_aider.view``): a paragraph break, nothing more."""
 
 LLM_COMMANDS = frozenset(["ask", "code", "architect", "context", "ok", "help", "lint", "test"])

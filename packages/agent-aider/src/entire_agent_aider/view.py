@@ -30,6 +30,7 @@ from entire_agent_aider.markdown import (
     HEADER_PREFIX,
     LLM_COMMAND,
     PROMPT,
+    VIEW_TAG,
     VIEW_TAG_LINE,
     classify,
     echo_matches,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
     from entire_agent_aider.parser import Turn
 
+_TAG = VIEW_TAG.encode()
 HEADER_LINES = 1 << 16
 """At most this many records in a snapshot (the oldest turns are left out beyond it)."""
 CALLS_NOTE = " model calls before it"
@@ -81,10 +83,9 @@ class AiderView(views.ViewFormat):
         self.start = start
         """Where the session begins in ``native`` (a view's session begins at 0)."""
 
-    # The v1 signature (with the tag Aider writes into its snapshot), which core still calls it with.
-    def snapshot(self, path: str, end: int, tag: str, limit: int) -> list[bytes]:  # pyright: ignore[reportIncompatibleMethodOverride]
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         begin = self.start if self.native and os.path.abspath(path) == self.native else 0
-        first, *rest = Snapshot(limit).build(path, begin, end, tag)
+        first, *rest = Snapshot(limit).build(path, begin, end, snapshot_tag(path))
         # Views v2 put a marker line after the first one: a session header still follows a blank line.
         return [first, b"", *rest] if rest and rest[0] else [first, *rest]
 
@@ -103,7 +104,7 @@ class AiderView(views.ViewFormat):
         return {"id": self._id}
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
-        if record.startswith(_PROTECTED) or views.TAG_PREFIX in record:
+        if record.startswith(_PROTECTED) or _TAG in record:
             return None
         short = cut_line(record.decode("utf-8", "surrogateescape"), limit)
         out = short.encode("utf-8", "surrogateescape")
@@ -227,13 +228,23 @@ def view_lines(data: bytes) -> list[bytes]:
     return [line.removesuffix(b"\r") for line in views.lines_as_native(lines)]
 
 
+def snapshot_tag(path: str) -> str:
+    """The tag a snapshot of ``path`` ends with: ``entire-view:v1:0:`` and the CRC-32 of the file's first
+    line, the tag views v1 gave a header (before the count of model calls the snapshot restates)."""
+    import zlib
+
+    with open(path, "rb") as f:
+        first = f.readline().removesuffix(b"\n").removesuffix(b"\r")
+    return f"{VIEW_TAG}0:{zlib.crc32(first):08x}"
+
+
 def earlier_calls(lines: list[bytes], head: int) -> int:
     """How many model calls of the session a view's snapshot (its first ``head`` lines) stands for."""
-    return next((_calls_in_tag(line) for line in reversed(lines[:head]) if views.TAG_PREFIX in line), 0)
+    return next((_calls_in_tag(line) for line in reversed(lines[:head]) if _TAG in line), 0)
 
 
 def _calls_in_tag(data: bytes) -> int:
-    at = data.rfind(views.TAG_PREFIX)
+    at = data.rfind(_TAG)
     if at < 0:
         return 0
     line_end = data.find(b"\n", at)
@@ -268,7 +279,7 @@ class Snapshot:
         for index, (raw, offset, stop) in enumerate(_lines(path, begin, end)):
             if index == 0:
                 self.first = raw.removesuffix(b"\r")
-            if views.TAG_PREFIX in raw:
+            if _TAG in raw:
                 self.calls += _calls_in_tag(raw)
                 continue  # an older snapshot's tag: its count is carried on, the line is not
             line = raw.decode("utf-8", "surrogateescape")

@@ -86,7 +86,10 @@ class Command:
 class Agent:
     """Base of every plugin: ``info`` metadata plus the defaults of the always-required subcommands."""
 
-    name: ClassVar[str]
+    # No ClassVar on ``name`` and ``session_file_suffix``: what views and sessions need of an agent is a
+    # protocol (``views.ViewOwner``, ``sessions.SessionOwner``), which a subclass's ``name = ...`` matches
+    # only as a plain attribute.
+    name: str
     """Registry name; the console script is ``entire-agent-<name>``. Never a built-in's name."""
     type: ClassVar[str]
     """Display name and the agent type key in checkpoint metadata. Never a built-in's type."""
@@ -96,7 +99,7 @@ class Agent:
     protected_dirs: ClassVar[tuple[str, ...]] = ()
     protected_files: ClassVar[tuple[str, ...]] = ()
     caller_env_vars: ClassVar[tuple[str, ...]] = ()
-    session_file_suffix: ClassVar[str] = ".json"
+    session_file_suffix: str = ".json"
     commands: ClassVar[Mapping[str, Command]] = {}
 
     def __init__(self, env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
@@ -158,6 +161,18 @@ class Agent:
         None (the default) hands the CLI the agent's files as they are.
         """
         return None
+
+    def token_counts(self, transcript: bytes, offset: int) -> tuple[TokenUsage, TokenUsage | None] | None:
+        """What ``calculate-tokens`` and ``calculate-total-tokens`` count of ``transcript`` from the agent's
+        own ``offset`` (the second None for an agent that counts no subagents); None for one that counts no
+        tokens. A view's re-base asks it, to keep what a count from the CLI's stored start would lose.
+        """
+        if not isinstance(self, TokenCalculator):
+            return None
+        tokens = self.calculate_tokens(transcript, offset)
+        if not isinstance(self, SubagentAwareExtractor):
+            return tokens, None
+        return tokens, self.calculate_total_tokens(transcript, offset, "")
 
     def get_session_dir(self, repo_path: str) -> str:
         """Where the CLI's recorded transcripts live for a repository (``get-session-dir``).

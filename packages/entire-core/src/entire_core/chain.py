@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from entire_core import gitdir
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from entire_core.agent import Agent
     from entire_core.doctor import Report
 
+git_common_dir = gitdir.common_dir
+"""The repository's git common directory (``entire_core.gitdir``): install-hooks and the kit ask it here."""
 HOST_OLDEST = (0, 5, 6)
 """The oldest Entire CLI we support: compact transcripts and the protocol as we speak it."""
 HOST_NEWEST = (0, 10, 3)
@@ -98,36 +102,6 @@ def _run(
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return exc
-
-
-def git_common_dir(start: str) -> str | None:
-    """The git common directory of the repository holding ``start``, found as git finds it, without git.
-
-    A ``.git`` directory, or a ``.git`` file (a linked worktree, a submodule) naming the git directory,
-    whose ``commondir`` file points at the shared one. None outside every repository.
-    """
-    here = os.path.abspath(start)
-    while True:
-        dot_git = os.path.join(here, ".git")
-        if os.path.isdir(dot_git) and os.path.exists(os.path.join(dot_git, "HEAD")):
-            return dot_git
-        if os.path.isfile(dot_git):
-            try:
-                with open(dot_git, encoding="utf-8") as f:
-                    line = f.readline().strip()
-            except OSError:
-                line = ""
-            if line.startswith("gitdir:"):
-                gitdir = os.path.join(here, line[len("gitdir:") :].strip())
-                try:
-                    with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-                        return os.path.normpath(os.path.join(gitdir, f.read().strip()))
-                except OSError:
-                    return os.path.normpath(gitdir) if os.path.isdir(gitdir) else None
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
 
 
 def check_git(report: Report, agent: Agent) -> str | None:

@@ -130,6 +130,53 @@ def lines_between(
             block_start += len(block)
 
 
+def count_newlines(path: str, begin: int, end: int) -> int:
+    """How many newlines ``path`` has in ``[begin, end)`` (how many lines end there), block by block."""
+    count = 0
+    with open(path, "rb") as f:
+        f.seek(begin)
+        remaining = end - begin
+        while remaining > 0:
+            block = f.read(min(_BLOCK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            count += block.count(b"\n")
+    return count
+
+
+def line_start_in(path: str, begin: int, lines: int) -> int:
+    """The byte at which line ``lines`` (0-based, counted from byte ``begin``) of ``path`` starts; the
+    end of the file when it has fewer lines. The file counterpart of ``line_start``."""
+    position = begin
+    if lines <= 0:
+        return position
+    with open(path, "rb") as f:
+        f.seek(begin)
+        while block := f.read(_BLOCK):
+            found = block.count(b"\n")
+            if found < lines:
+                lines -= found
+                position += len(block)
+                continue
+            at = -1
+            for _ in range(lines):
+                at = block.find(b"\n", at + 1)
+            return position + at + 1
+    return position
+
+
+def line_at(path: str, start: int) -> bytes | None:
+    """The complete line at byte ``start``, newline included; None when there is none within 64 MiB."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            line = f.readline(1 << 26)
+    except OSError:
+        return None
+    return line if line.endswith(b"\n") else None
+
+
 class LineReader:
     """Iterate the complete lines of ``path`` after ``offset``; ``offset`` then says where reading stopped.
 

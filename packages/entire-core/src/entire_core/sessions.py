@@ -9,8 +9,20 @@ from entire_core.errors import AgentError, InvalidInput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from entire_core.agent import Agent as SessionOwner
+    from typing import Protocol
+
     from entire_core.protocol import AgentSession, HookInput
+
+    class SessionOwner(Protocol):
+        """What session storage needs of its agent (``entire_core.agent.Agent`` has it all)."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def repo_root(self) -> str: ...
+        def get_session_dir(self, repo_path: str) -> str: ...
+        def resolve_session_file(self, session_dir: str, session_id: str) -> str: ...
+
 
 _MAX_NATIVE_DATA = MAX_TRANSCRIPT_BYTES * 3 // 4
 """Base64 grows data by 4/3 and the CLI reads at most 10 MiB of our stdout."""

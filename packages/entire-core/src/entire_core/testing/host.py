@@ -89,11 +89,18 @@ def real_entire() -> str:
 
 
 def session_state(repo: Path, session_id: str, **state: object) -> None:
-    """Write ``<repo>/.git/entire-sessions/<session_id>.json`` with ``state``, as the host keeps it."""
+    """Write ``<repo>/.git/entire-sessions/<session_id>.json`` with ``state``, as the host keeps it.
+
+    A repository never made one by ``git init`` gets a ``.git/HEAD``: git, and the plugin, take a ``.git``
+    directory without one for no repository.
+    """
     import json
 
     directory = repo / ".git" / "entire-sessions"
     directory.mkdir(parents=True, exist_ok=True)
+    head = repo / ".git" / "HEAD"
+    if not head.exists():
+        head.write_text("ref: refs/heads/main\n")
     (directory / f"{session_id}.json").write_text(json.dumps({"session_id": session_id, **state}))
 
 
