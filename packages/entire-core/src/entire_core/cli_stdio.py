@@ -12,6 +12,8 @@ import sys
 
 HOOK_STDIN_WAIT_SECONDS = 0.5
 """How long ``parse-hook`` waits for a payload on a pipe that stays open and silent (IDEs do this)."""
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``) act only when a test armed them."""
 
 
 def read_stdin(*, wait: float | None = None) -> bytes:
@@ -145,10 +147,20 @@ class AnswerChannel:
     def write(self, data: bytes) -> int:
         """Write the whole answer; the exit status: 0, or 1 when the reader has gone (a broken pipe)."""
         sys.stdout.flush()  # whatever agent code printed goes to stderr before the answer
+        if _FAULTS:
+            _reached("answer.begin")
         view = memoryview(data)
         try:
             while view:
                 view = view[os.write(self._fd, view) :]
         except BrokenPipeError:
             return 1
+        if _FAULTS:
+            _reached("answer.written")
         return 0
+
+
+def _reached(point: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point)

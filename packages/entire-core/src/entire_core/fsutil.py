@@ -9,6 +9,14 @@ import sys
 import time
 
 _REPLACE_RETRY_SECONDS = 1.0
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``) act only when a test armed them."""
+
+
+def _reached(point: str, path: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point, path)
 
 
 def _current_umask() -> int:
@@ -56,6 +64,8 @@ def atomic_write(
         # plainly instead of "access denied" after the retries.
         raise PermissionError(errno.EACCES, "the file is read-only; make it writable and try again", target)
 
+    if _FAULTS:
+        _reached("write.begin", target)
     tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
@@ -63,12 +73,18 @@ def atomic_write(
         raise _naming(exc, path) from None
     try:
         try:
+            if _FAULTS:
+                _reached("write.created", target)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
+            if _FAULTS:
+                _reached("write.written", target)
             if fsync:
                 os.fsync(fd)
+                if _FAULTS:
+                    _reached("write.synced", target)
         finally:
             os.close(fd)
         os.chmod(tmp, final_mode)
@@ -78,8 +94,12 @@ def atomic_write(
         if isinstance(exc, OSError):
             raise _naming(exc, path) from None
         raise
+    if _FAULTS:
+        _reached("write.renamed", target)
     if durable:
         _fsync_directory(directory)
+        if _FAULTS:
+            _reached("write.durable", target)
     return target
 
 

@@ -14,6 +14,14 @@ import sys
 import time
 
 WAIT_SECONDS = 10.0
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``) act only when a test armed them."""
+
+
+def _reached(point: str, path: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point, path)
 
 
 class exclusive:  # lower case: used like contextlib.suppress, as a context manager
@@ -74,6 +82,8 @@ def acquire(
                 return None
             time.sleep(poll)
         if not identity or _still_named(fd, path):
+            if _FAULTS:
+                _reached("lock.taken", path)
             return fd
         unlock(fd)
         os.close(fd)
@@ -91,6 +101,8 @@ def _still_named(fd: int, path: str) -> bool:
 
 def release(fd: int, path: str, *, remove: bool = False) -> None:
     """Unlock and close ``fd``; with ``remove``, delete ``path`` first, while the lock is still held."""
+    if _FAULTS:
+        _reached("lock.release", path)
     if remove:
         try:  # noqa: SIM105 - contextlib would be one more import
             os.unlink(path)
