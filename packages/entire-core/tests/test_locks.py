@@ -80,3 +80,18 @@ def test_times_out_while_held_and_frees_when_the_holder_dies(tmp_path: Path) -> 
     holder.stdin.close()
     with locks.exclusive(path, wait=5):
         pass
+
+
+@pytest.mark.parametrize("at", ["lock.taken", "lock.release"])
+def test_a_lock_file_a_killed_holder_left_blocks_no_one_and_goes_with_the_next_holder(
+    tmp_path: Path, at: str
+) -> None:
+    # flock dies with its holder; what may stay is the file of a lock deleted on release (remove=True).
+    path = tmp_path / "state" / "drain.lock"
+    code = f"from entire_core import locks\nwith locks.exclusive({str(path)!r}, remove=True):\n    pass"
+    env = {**os.environ, "ENTIRE_FAULT_AT": at}
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=60, check=False).returncode == -9
+    assert path.is_file()  # the killed holder could not delete it
+    with locks.exclusive(str(path), wait=0, remove=True):  # at once: nobody holds it
+        pass
+    assert os.listdir(path.parent) == []
