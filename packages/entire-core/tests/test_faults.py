@@ -38,9 +38,9 @@ def test_the_trace_lists_every_point_in_order(tmp_path: Path) -> None:
     done = _run(tmp_path / "f", ENTIRE_FAULT_TRACE=str(trace))
     assert done.returncode == 0, done.stderr
     lines = [line.split("\t") for line in trace.read_text().splitlines()]
-    assert {pid for pid, _, _ in lines} == {str(int(lines[0][0]))}
     target = str(tmp_path / "f")
-    assert [(point, path) for _, point, path in lines] == [
+    assert {(pid, sub) for pid, sub, _, _ in lines} == {(str(int(lines[0][0])), target)}  # argv[1]
+    assert [(point, path) for _, _, point, path in lines] == [
         ("lock.taken", target + ".lock"),
         *[(p, target) for p in ("write.begin", "write.created", "write.written")],
         *[(p, target) for p in ("write.synced", "write.renamed", "write.durable")],
@@ -56,24 +56,34 @@ def test_the_trace_lists_every_point_in_order(tmp_path: Path) -> None:
         ("write.renamed", "KILL", b"new"),  # in place, the directory not synced yet
         ("write.begin@f#2", "TERM", b"new"),  # the second write, as the host's SIGTERM
         ("*#5", "KILL", None),  # the fifth point reached, whatever it is: write.synced
+        ("{target}:write.renamed", "KILL", b"new"),  # a process running that subcommand (argv[1])
     ],
 )
 def test_the_process_dies_at_the_chosen_point(
     tmp_path: Path, at: str, signal: str, left: bytes | None
 ) -> None:
-    done = _run(tmp_path / "f", ENTIRE_FAULT_AT=at, ENTIRE_FAULT_SIGNAL=signal)
+    done = _run(tmp_path / "f", ENTIRE_FAULT_AT=at.format(target=tmp_path / "f"), ENTIRE_FAULT_SIGNAL=signal)
     assert done.returncode == -faults.SIGNALS[signal] and done.stdout == "", done.stderr
     assert ((tmp_path / "f").read_bytes() if (tmp_path / "f").exists() else None) == left
 
 
-def test_a_point_that_is_never_reached_kills_nothing(tmp_path: Path) -> None:
-    done = _run(tmp_path / "f", ENTIRE_FAULT_AT="write.renamed@elsewhere")
+@pytest.mark.parametrize("at", ["write.renamed@elsewhere", "parse-hook:write.renamed"])
+def test_a_point_that_is_never_reached_kills_nothing(tmp_path: Path, at: str) -> None:
+    done = _run(tmp_path / "f", ENTIRE_FAULT_AT=at)
     assert done.returncode == 0 and done.stdout == "modules True\n"
 
 
+def test_once_kills_only_the_first_process_to_get_there(tmp_path: Path) -> None:
+    once = tmp_path / "died"
+    first = _run(tmp_path / "f", ENTIRE_FAULT_AT="write.renamed", ENTIRE_FAULT_ONCE=str(once))
+    second = _run(tmp_path / "f", ENTIRE_FAULT_AT="write.renamed", ENTIRE_FAULT_ONCE=str(once))
+    assert (first.returncode, second.returncode) == (-9, 0) and once.exists()
+
+
 def test_a_spec_that_is_none_says_what_is_expected() -> None:
-    assert faults.parse("write.renamed@state-#3") == ("write.renamed", "state-", 3)
-    assert faults.parse("*") == ("*", "", 1)
+    assert faults.parse("write.renamed@state-#3") == ("", "write.renamed", "state-", 3)
+    assert faults.parse("parse-hook:*") == ("parse-hook", "*", "", 1)
+    assert faults.parse("*@C:\\x#2") == ("", "*", "C:\\x", 2)
     for bad in ("", "#2", "x#0", "x#y"):
         with pytest.raises(ValueError):
             faults.parse(bad)
