@@ -88,3 +88,18 @@ def test_a_spec_that_is_none_says_what_is_expected() -> None:
         with pytest.raises(ValueError):
             faults.parse(bad)
     assert faults.armed({"ENTIRE_FAULT_TRACE": "/t"}) and not faults.armed({"ENTIRE_FAULT_AT": ""})
+
+
+def test_a_point_in_process_is_traced_and_passed_when_not_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("ENTIRE_FAULT_TRACE", str(trace))
+    monkeypatch.setenv("ENTIRE_FAULT_AT", "other-subcommand:write.renamed")
+    faults.reached("write.renamed", "/x/state.json")  # another subcommand's point: this process lives on
+    monkeypatch.setenv("ENTIRE_FAULT_AT", "write.renamed@state#2")
+    faults.reached("write.renamed", "/x/state.json")  # the first of two: lives on
+    assert [line.split("\t")[2:] for line in trace.read_text().splitlines()] == [
+        ["write.renamed", "/x/state.json"],
+        ["write.renamed", "/x/state.json"],
+    ]
