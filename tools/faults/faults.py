@@ -453,7 +453,7 @@ class Harness:
             got += [(index, item) for result in results[1:] for item in result[kind]]
             got += [(step, item) for step, result in enumerate(later, index + 1) for item in result[kind]]
             absent_ok = kind == "checkpoints"  # an event heard is never lost; a turn the host failed has none
-            until = fallback_until if fallback_until > index else -1
+            until = fallback_until if not results[0]["failed"] else -1
             for problem_kind, text in _align(want, got, index, until, absent_ok=absent_ok):
                 problems[label if problem_kind == "wrong" else problem_kind].append(text)
 
@@ -471,12 +471,12 @@ def _align(want: list[tuple[int, Any]], got: list[tuple[int, Any]], killed: int,
             last, i, j = item, i + 1, j + 1
         elif item == last and step >= killed and want[i - 1][0] == killed:
             j += 1  # the killed step's item again: a retry that gives the same answer
-        elif absent_ok and i < len(want) and want[i][0] == killed:
-            i += 1  # the killed step's item, absent: the host failed that step
-        elif i < len(want) and killed <= want[i][0] <= fallback_until:
+        elif i < len(want) and killed <= want[i][0] <= fallback_until and step <= fallback_until:
             found.append(("host-fallback", f"step {want[i][0]}: {_summary(item)} instead of {_summary(want[i][1])}"
                           + _difference([item], [want[i][1]])))  # fmt: skip
             i, j = i + 1, j + 1
+        elif absent_ok and i < len(want) and want[i][0] == killed:
+            i += 1  # the killed step's item, absent: the host failed that step
         else:
             expected = _summary(want[i][1]) + f" of step {want[i][0]}" if i < len(want) else "nothing"
             found.append(("wrong", f"step {step}: {_summary(item)} where the unfaulted run has {expected}"
