@@ -100,4 +100,4 @@ def test_a_killed_call_leaves_its_event_to_the_next(
                    "the host throws the answer away and the event is gone (issue 37: the host's acknowledgement)")  # fmt: skip
 def test_a_kill_in_the_exit_after_the_answer_loses_the_event(grown: Callable[[str], Path]) -> None:
     expected = _answers(grown("plain"))
-    assert _answers(grown("killed"), kill_call=1, at="write.durable@state-#2") == expected
+    assert _answers(grown("killed"), kill_call=1, at="write.renamed@state-#2") == expected

@@ -85,7 +85,7 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
         eventqueue.confirm_when_answered(
             lock,
             lambda: store.load(scratch, history),
-            lambda state: store.save(scratch, history, state),
+            lambda state: store.save(scratch, history, state, sync_directory=False),
             "queue",
         )
     return event
