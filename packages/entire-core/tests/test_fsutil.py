@@ -95,3 +95,73 @@ def test_only_a_durable_write_fsyncs_its_directory(tmp_path, monkeypatch):
     fsutil.atomic_write(str(tmp_path / "state.json"), b"{}\n", durable=False)
     assert synced == [str(tmp_path)]
     assert (tmp_path / "state.json").read_bytes() == b"{}\n"
+
+
+# -- a writer killed between its temporary file and the rename leaves nothing for good -------------------
+
+KILLED_WRITE = "import sys; from entire_core import fsutil; fsutil.atomic_write(sys.argv[1], b'half')"
+
+
+def _killed_mid_write(target: Path, at: str = "write.written") -> list[str]:
+    """Run a real writer of ``target`` that dies (SIGKILL) at ``at``; the temporary files it left."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ENTIRE_FAULT_AT": at}
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITE, str(target)], env=env, timeout=60, check=False)
+    assert done.returncode == -9
+    return sorted(n for n in os.listdir(target.parent) if n.endswith(".tmp"))
+
+
+def test_a_killed_writers_temporary_file_goes_with_the_next_write(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    target.write_bytes(b"old")
+    left = _killed_mid_write(target)
+    assert len(left) == 1 and left[0].startswith(".state.json.") and target.read_bytes() == b"old"
+    fsutil.atomic_write(str(target), b"new")
+    assert os.listdir(tmp_path) == ["state.json"] and target.read_bytes() == b"new"
+
+
+def test_a_write_sweeps_dead_writers_leftovers_and_keeps_everything_else(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from entire_core import liveness
+
+    once = tmp_path / ".turn-end-0a1b.json"  # a file written once: only another write can take its debris
+    left = _killed_mid_write(once, "write.synced")
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        running = f"{alive.pid}-{liveness._start_of(alive.pid)}"  # pyright: ignore[reportPrivateUsage]
+        kept = [
+            f".other.json.{running}-0123abcd.tmp",  # a writer that still runs
+            ".state.json.0123456789ab.tmp",  # an older release's, still fresh: its writer may run
+            ".other.json.0123456789ab.tmp",  # an older release's of another file: not ours to judge
+            "notes.tmp",
+            ".state.json.99-1-nothex!.tmp",
+        ]
+        for name in kept:
+            (tmp_path / name).write_text("x")
+        old = tmp_path / ".state.json.ba9876543210.tmp"  # an older release's, long left
+        old.write_text("x")
+        stale = time.time() - fsutil.OLD_TEMP_SECONDS - 1
+        os.utime(old, (stale, stale))
+        os.utime(tmp_path / ".other.json.0123456789ab.tmp", (stale, stale))
+        fsutil.atomic_write(str(tmp_path / "state.json"), b"{}")
+        assert sorted(os.listdir(tmp_path)) == sorted([*kept, "state.json"])
+        assert not set(left) & set(os.listdir(tmp_path))
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_a_temporary_name_fits_the_file_system_and_names_its_writer() -> None:
+    from entire_core import liveness
+
+    for name in ("s.json", "x" * 250, "é" * 120):
+        temp = fsutil.temp_name(name)
+        assert len(os.fsencode(temp)) <= 255 and temp.startswith(".") and temp.endswith(".tmp")
+        assert fsutil._writer(temp) == liveness.token()  # pyright: ignore[reportPrivateUsage]
+    assert fsutil.temp_name("s.json").startswith(".s.json.")
+    assert fsutil.sweep("/nonexistent/dir") == []

@@ -80,3 +80,46 @@ def test_times_out_while_held_and_frees_when_the_holder_dies(tmp_path: Path) -> 
     holder.stdin.close()
     with locks.exclusive(path, wait=5):
         pass
+
+
+@pytest.mark.parametrize("at", ["lock.taken", "lock.release"])
+def test_a_lock_file_a_killed_holder_left_blocks_no_one_and_goes_with_the_next_holder(
+    tmp_path: Path, at: str
+) -> None:
+    # flock dies with its holder; what may stay is the file of a lock deleted on release (remove=True).
+    path = tmp_path / "state" / "drain.lock"
+    code = f"from entire_core import locks\nwith locks.exclusive({str(path)!r}, remove=True):\n    pass"
+    env = {**os.environ, "ENTIRE_FAULT_AT": at}
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=60, check=False).returncode == -9
+    assert path.is_file()  # the killed holder could not delete it
+    with locks.exclusive(str(path), wait=0, remove=True):  # at once: nobody holds it
+        pass
+    assert os.listdir(path.parent) == []
+
+
+def test_a_removed_lock_deletes_what_killed_holders_of_its_family_left(tmp_path: Path) -> None:
+    # Killed holders (an uninstall killed before it deleted its config lock) left two; a third is held.
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    for name in ("entire-config-aaa.lock", "entire-config-bbb.lock", "entire-other.lock", "notes-1.lock"):
+        (shared / name).write_text("")
+    held = shared / "entire-config-ccc.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"from entire_core import locks\nimport sys\nwith locks.exclusive({str(held)!r}):\n"
+         "    print('held', flush=True)\n    sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        with locks.exclusive(str(shared / "entire-config-ddd.lock"), wait=0, remove=True):
+            pass
+        assert sorted(os.listdir(shared)) == ["entire-config-ccc.lock", "entire-other.lock", "notes-1.lock"]
+    finally:
+        holder.kill()
+        holder.wait()
+        for stream in (holder.stdin, holder.stdout):
+            if stream is not None:
+                stream.close()
+    with locks.exclusive(str(shared / "entire-config-ddd.lock"), wait=0):  # kept: not a removed lock
+        pass
+    assert "entire-config-ccc.lock" in os.listdir(shared)

@@ -24,7 +24,7 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
     The event's ``session_ref`` is the session's view (``entire_agent_aider.view``): its slice of the
     history file up to where the event stands, bounded in size.
     """
-    from entire_core import jsonvalues, locks
+    from entire_core import eventqueue, jsonvalues, locks
     from entire_core.hookinput import first_text
     from entire_core.scratch import Scratch
 
@@ -53,28 +53,41 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
         launcher=launcher,
     )
     scratch = Scratch(repo_root, agent.name)
-    with locks.exclusive(store.state_path(scratch, history) + ".lock"):
-        state = store.load(scratch, history)
-        machine = Machine(history, state, trigger)
-        new_claim = claim_start is not None and machine.add_claim(session, claim_start)
-        machine.scan()
-        if new_claim:
-            machine.claim_started(session, claim_start or 0)
-        item = machine.pop()
-        event = None
-        if item is not None:
-            kind, session_id = int(item["type"]), str(item["session"])
-            start, upto = int(item["start"]), int(item["upto"])
-            ref = view.attach(agent, session_id, history, kind, start=start, upto=upto)
-            event = Event(
-                kind,
-                session_id,
-                session_ref=ref,
-                prompt=str(item.get("prompt") or ""),
-                model=str(item.get("model") or ""),
-                timestamp=str(item.get("time") or ""),
-            )
-        store.save(scratch, history, state)
+    lock = store.state_path(scratch, history) + ".lock"
+
+    def answer() -> Event | None:
+        with locks.exclusive(lock):
+            state = store.load(scratch, history)
+            machine = Machine(history, state, trigger)
+            new_claim = claim_start is not None and machine.add_claim(session, claim_start)
+            machine.scan()
+            if new_claim:
+                machine.claim_started(session, claim_start or 0)
+            item = machine.take()
+            event = None
+            if item is not None:
+                kind, session_id = int(item["type"]), str(item["session"])
+                start, upto = int(item["start"]), int(item["upto"])
+                ref = view.attach(agent, session_id, history, kind, start=start, upto=upto)
+                event = Event(
+                    kind,
+                    session_id,
+                    session_ref=ref,
+                    prompt=str(item.get("prompt") or ""),
+                    model=str(item.get("model") or ""),
+                    timestamp=str(item.get("time") or ""),
+                )
+            store.save(scratch, history, state)
+        return event
+
+    event = eventqueue.take_in_order(answer, locks.WAIT_SECONDS)
+    if event is not None:  # it leaves the queue once the answer is on stdout
+        eventqueue.confirm_when_answered(
+            lock,
+            lambda: store.load(scratch, history),
+            lambda state: store.save(scratch, history, state, sync_directory=False),
+            "queue",
+        )
     return event
 
 

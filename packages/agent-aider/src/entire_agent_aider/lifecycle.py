@@ -10,8 +10,9 @@ where it last stopped and appends the events that the new lines imply to a queue
   or at a notification when the turn has no edits still waiting to be applied: Aider also rings at a
   mid-turn confirm ("Create new file?"), before the edits of the reply are applied and committed.
 
-``parse-hook`` then answers the oldest queued event; the caller (``notify``) calls again while the
-queue is not empty. Before answering, the event's session transcript (``session_ref``, the view of
+``parse-hook`` then answers the oldest queued event, which leaves the queue only once that answer is
+on stdout (``entire_core.eventqueue``: a call killed before then leaves it to the next call); the
+caller (``notify``) calls again while the queue is not empty. Before answering, the event's session transcript (``session_ref``, the view of
 that session's slice of the history file, ``entire_agent_aider.view``) is brought to where the event
 stands, and no further, so that the CLI's positions and file lists see exactly the turn: TurnStart
 at the end of the previous turn, TurnEnd at the end of this one.
@@ -111,12 +112,17 @@ class Machine:
             }
         )
 
-    def pop(self) -> dict[str, Any] | None:
-        """The oldest undelivered event, removed from the queue."""
-        if not self.queue:
-            return None
-        self.st["delivered"] = int(self.st.get("delivered", 0)) + 1
-        return self.queue.pop(0)
+    def take(self) -> dict[str, Any] | None:
+        """The oldest undelivered event, marked as this call's to answer (``entire_core.eventqueue``).
+
+        It stays queued until the answer is out; ``eventqueue.Busy`` while another call answers it.
+        """
+        from entire_core.eventqueue import EventQueue
+
+        item = EventQueue(self.queue).take()
+        if item is not None:
+            self.st["delivered"] = int(self.st.get("delivered", 0)) + 1
+        return item
 
     # -- sessions and turns -----------------------------------------------------------------------------
 

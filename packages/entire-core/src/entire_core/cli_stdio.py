@@ -13,8 +13,25 @@ import sys
 
 from entire_core import program_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 HOOK_STDIN_WAIT_SECONDS = 0.5
 """How long ``parse-hook`` waits for a payload on a pipe that stays open and silent (IDEs do this)."""
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``) act only when a test armed them."""
+_when_answered: list[Callable[[], object]] = []
+
+
+def when_answered(callback: Callable[[], object]) -> None:
+    """Run ``callback`` once this call's answer is wholly written to stdout; never if it could not be.
+
+    For what may only happen once the host can have the answer: an event leaves its queue
+    (``entire_core.eventqueue``). A failure of ``callback`` is ignored: the answer is out, and exiting
+    non-zero now would make the host throw it away.
+    """
+    _when_answered.append(callback)
 
 
 def read_stdin(*, wait: float | None = None) -> bytes:
@@ -136,6 +153,7 @@ class AnswerChannel:
         self._fd = -1
 
     def __enter__(self) -> AnswerChannel:
+        _when_answered.clear()  # an earlier in-process call's, never answered through a channel
         sys.stdout.flush()
         self._fd = os.dup(1)
         os.dup2(2, 1)
@@ -148,12 +166,22 @@ class AnswerChannel:
     def write(self, data: bytes) -> int:
         """Write the whole answer; the exit status: 0, or 1 when the reader has gone (a broken pipe)."""
         sys.stdout.flush()  # whatever agent code printed goes to stderr before the answer
+        if _FAULTS:
+            _reached("answer.begin")
         view = memoryview(data)
         try:
             while view:
                 view = view[os.write(self._fd, view) :]
         except BrokenPipeError:
+            _when_answered.clear()
             return 1
+        if _FAULTS:
+            _reached("answer.written")
+        while _when_answered:
+            try:  # noqa: SIM105 - contextlib would be one more import on the hook path
+                _when_answered.pop(0)()
+            except Exception:
+                pass  # see when_answered: the answer is out
         return 0
 
 
@@ -183,3 +211,8 @@ def print_error(agent_name: str, subcommand: str, what: str, fix: str = "") -> N
         sys.stderr.flush()
     except OSError:
         pass
+
+def _reached(point: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point)

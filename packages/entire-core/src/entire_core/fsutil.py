@@ -1,4 +1,12 @@
-"""Atomic file writes that keep symlinks and modes, and leave no partial files behind."""
+"""Atomic file writes that keep symlinks and modes, and leave no partial files behind, even when killed.
+
+The bytes go to a temporary file beside the target, which is then renamed over it. A process killed
+between the two (the host's 30 s kill, Ctrl-C) cannot remove its temporary file, so the file's name says
+whose it is: ``.<name>.<pid>-<start>-<random>.tmp`` (``liveness``: the writer's process id and start
+time). Each write first removes, in its directory, such files whose writer no longer runs, and the
+``.<name>.<12 hex digits>.tmp`` an older release left beside the same target once it is older than
+``OLD_TEMP_SECONDS`` (those name no writer, and a live writer's is seconds old at most).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,16 @@ import sys
 import time
 
 _REPLACE_RETRY_SECONDS = 1.0
+OLD_TEMP_SECONDS = 600.0
+"""An older release's temporary file (no writer in its name) older than this is a leftover."""
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``) act only when a test armed them."""
+
+
+def _reached(point: str, path: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point, path)
 
 
 def _current_umask() -> int:
@@ -56,19 +74,28 @@ def atomic_write(
         # plainly instead of "access denied" after the retries.
         raise PermissionError(errno.EACCES, "the file is read-only; make it writable and try again", target)
 
-    tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
+    if _FAULTS:
+        _reached("write.begin", target)
+    sweep(directory, os.path.basename(target))
+    tmp = os.path.join(directory, temp_name(os.path.basename(target)))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
     except OSError as exc:
         raise _naming(exc, path) from None
     try:
         try:
+            if _FAULTS:
+                _reached("write.created", target)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
+            if _FAULTS:
+                _reached("write.written", target)
             if fsync:
                 os.fsync(fd)
+                if _FAULTS:
+                    _reached("write.synced", target)
         finally:
             os.close(fd)
         os.chmod(tmp, final_mode)
@@ -78,9 +105,90 @@ def atomic_write(
         if isinstance(exc, OSError):
             raise _naming(exc, path) from None
         raise
+    if _FAULTS:
+        _reached("write.renamed", target)
     if durable:
         _fsync_directory(directory)
+        if _FAULTS:
+            _reached("write.durable", target)
     return target
+
+
+_NAME_MAX = 255
+
+
+def temp_name(name: str) -> str:
+    """The name of this process's temporary file for the target ``name``: ``.<name>.<pid>-<start>-<random>.tmp``.
+
+    A target name too long to take the suffix is cut: the suffix alone says whose the file is.
+    """
+    from entire_core import liveness
+
+    tag = liveness.token().replace(".", "-") + "-" + os.urandom(4).hex()
+    stem = name
+    while len(os.fsencode(f".{stem}.{tag}.tmp")) > _NAME_MAX and stem:
+        stem = stem[:-1]
+    return f".{stem}.{tag}.tmp"
+
+
+def _writer(entry: str) -> str | None:
+    """The writer's token (``liveness``) of a temporary file named by ``temp_name``, else None."""
+    if not (entry.startswith(".") and entry.endswith(".tmp")):
+        return None
+    tag = entry[:-4].rpartition(".")[2]
+    pid, start, rest = [*tag.split("-", 2), "", ""][:3]
+    if not (pid.isdigit() and start.isdigit() and _is_hex(rest, 8)):
+        return None
+    return f"{pid}.{start}"
+
+
+def _is_old_temp(entry: str, name: str) -> bool:
+    """Whether ``entry`` is an older release's temporary file for ``name``: ``.<name>.<12 hex>.tmp``."""
+    prefix = f".{name}."
+    if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+        return False
+    return _is_hex(entry[len(prefix) : -4], 12)
+
+
+def _is_hex(text: str, length: int) -> bool:
+    return len(text) == length and all(c in "0123456789abcdef" for c in text)
+
+
+def sweep(directory: str, name: str = "") -> list[str]:
+    """Remove the temporary files in ``directory`` that killed writers left; the names removed.
+
+    Those of ``temp_name`` whose writer no longer runs, whatever their target, and with ``name``, an
+    older release's of that target once older than ``OLD_TEMP_SECONDS``. Best effort: what cannot be
+    looked at or removed stays, and the write that asked goes on.
+    """
+    removed: list[str] = []
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.endswith(".tmp"):
+            continue
+        writer = _writer(entry)
+        if writer is not None:
+            from entire_core import liveness
+
+            if not liveness.gone(writer):
+                continue
+        elif not (name and _is_old_temp(entry, name)):
+            continue
+        path = os.path.join(directory, entry)
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            if writer is None and time.time() - info.st_mtime < OLD_TEMP_SECONDS:
+                continue
+            os.unlink(path)
+        except OSError:
+            continue
+        removed.append(entry)
+    return removed
 
 
 def _naming(exc: OSError, path: str) -> OSError:

@@ -14,6 +14,14 @@ import sys
 import time
 
 WAIT_SECONDS = 10.0
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``) act only when a test armed them."""
+
+
+def _reached(point: str, path: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point, path)
 
 
 class exclusive:  # lower case: used like contextlib.suppress, as a context manager
@@ -58,7 +66,8 @@ def acquire(
 
     ``identity`` is for lock files their holders delete (``release(remove=True)``): a process that waited
     on a file its holder then deleted holds a lock nobody else sees, so it checks that ``path`` still
-    names the file it locked, and starts over when it does not. OSError from opening is the caller's.
+    names the file it locked, and starts over when it does not. Such a lock also deletes what killed
+    holders of its family left (``sweep_family``). OSError from opening is the caller's.
     """
     while True:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
@@ -74,9 +83,55 @@ def acquire(
                 return None
             time.sleep(poll)
         if not identity or _still_named(fd, path):
+            if _FAULTS:
+                _reached("lock.taken", path)
+            if identity:
+                sweep_family(path)
             return fd
         unlock(fd)
         os.close(fd)
+
+
+def sweep_family(path: str) -> list[str]:
+    """Delete the lock files of ``path``'s family that no one holds; the names deleted.
+
+    A lock deleted on release (``entire-config-<digest>.lock`` in the temporary directory, Aider's
+    ``drain-<key>.lock``) stays when its holder is killed before it could delete it, in a directory
+    shared with other programs, and nothing of ours may stay there. Its family is its directory and
+    its name up to the last ``-``: each file of it that can be locked at once has no holder, and is
+    deleted while locked, as ``release`` deletes its own. Best effort; nothing on Windows, where an
+    open file cannot be deleted anyway.
+    """
+    directory, name = os.path.split(path)
+    family, dash, _ = name.rpartition("-")
+    if sys.platform == "win32" or not dash or not name.endswith(".lock"):
+        return []
+    try:
+        entries = os.listdir(directory or ".")
+    except OSError:
+        return []
+    removed: list[str] = []
+    for entry in entries:
+        if entry == name or not entry.startswith(family + "-") or not entry.endswith(".lock"):
+            continue
+        other = os.path.join(directory, entry)
+        try:
+            fd = os.open(other, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if try_lock(fd):
+                try:
+                    if _still_named(fd, other):
+                        os.unlink(other)
+                        removed.append(entry)
+                except OSError:
+                    pass  # another user's file in a shared directory
+                finally:
+                    unlock(fd)
+        finally:
+            os.close(fd)
+    return removed
 
 
 def _still_named(fd: int, path: str) -> bool:
@@ -91,6 +146,8 @@ def _still_named(fd: int, path: str) -> bool:
 
 def release(fd: int, path: str, *, remove: bool = False) -> None:
     """Unlock and close ``fd``; with ``remove``, delete ``path`` first, while the lock is still held."""
+    if _FAULTS:
+        _reached("lock.release", path)
     if remove:
         try:  # noqa: SIM105 - contextlib would be one more import
             os.unlink(path)

@@ -1,0 +1,118 @@
+"""The event queue: an event leaves only once its answer is out, and a dead answerer's event is answered again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from entire_core import cli_stdio, eventqueue, liveness
+from entire_core.errors import AgentError
+from entire_core.eventqueue import MARK, Busy, EventQueue
+
+
+def _token_of(proc: subprocess.Popen[bytes]) -> str:
+    return f"{proc.pid}.{liveness._start_of(proc.pid)}"  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_taken_event_stays_queued_until_done() -> None:
+    events: list[dict[str, Any]] = []
+    queue = EventQueue(events)
+    assert queue.take() is None and not queue.done()
+    queue.put({"n": 1})
+    queue.put({"n": 2})
+    first = queue.take()
+    assert first == {"n": 1, MARK: liveness.token()} and len(queue) == 2
+    assert queue.done() and [e["n"] for e in events] == [2]
+    assert not queue.done()
+
+
+def test_an_event_taken_earlier_in_this_process_was_answered() -> None:
+    # In-process callers (tests) call again without any answer channel: the earlier answer is out.
+    events = [{"n": 1}, {"n": 2}]
+    assert EventQueue(events).take() == {"n": 1, MARK: liveness.token()}
+    assert EventQueue(events).take() == {"n": 2, MARK: liveness.token()}
+    assert [e["n"] for e in events] == [2]
+
+
+def test_the_event_of_a_dead_answerer_is_answered_again_first() -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    token = _token_of(dead)
+    dead.wait()
+    events = [{"n": 1, MARK: token}, {"n": 2}]
+    assert liveness.gone(token)
+    assert EventQueue(events).take() == {"n": 1, MARK: liveness.token()}
+
+
+def test_a_live_answerer_holds_the_order_and_take_in_order_waits_for_it() -> None:
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        events = [{"n": 1, MARK: _token_of(alive)}, {"n": 2}]
+        with pytest.raises(Busy):
+            EventQueue(events).take()
+        with pytest.raises(AgentError, match="answering the oldest event"):
+            eventqueue.take_in_order(lambda: EventQueue(events).take(), 0.05)
+        started = time.monotonic()
+        taken = eventqueue.take_in_order(lambda: alive.kill() or EventQueue(events).take(), 5)
+        assert taken is not None and taken["n"] == 1
+        assert time.monotonic() - started < 5
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_a_reused_process_id_is_no_answerer() -> None:
+    pid, _, start = liveness.token().partition(".")
+    assert not liveness.gone(liveness.token())
+    assert liveness.gone(f"{pid}.{int(start) + 1}")
+    assert liveness.gone("not-a-token") and liveness.gone("12.x")
+
+
+def _state_file(tmp_path: Path, events: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"queue": events}))
+    return path
+
+
+def test_the_confirmation_runs_only_once_the_answer_is_written(tmp_path: Path) -> None:
+    path = _state_file(tmp_path, [{"n": 1, MARK: liveness.token()}, {"n": 2}])
+    saved: list[int] = []
+
+    def confirm() -> None:
+        eventqueue.confirm_when_answered(
+            str(tmp_path / "lock"),
+            lambda: json.loads(path.read_text()),
+            lambda state: (saved.append(1), path.write_text(json.dumps(state))),
+            "queue",
+        )
+
+    with cli_stdio.AnswerChannel():
+        confirm()  # and the handler fails after it: no answer is written
+    with cli_stdio.AnswerChannel() as answer:  # the next call in this process answers
+        assert answer.write(b"") == 0
+    assert saved == [] and len(json.loads(path.read_text())["queue"]) == 2
+    # One that is written takes it off.
+    with cli_stdio.AnswerChannel() as answer:
+        confirm()
+        assert saved == []
+        assert answer.write(b"") == 0
+    assert saved == [1] and json.loads(path.read_text())["queue"] == [{"n": 2}]
+
+
+def test_a_failing_confirmation_keeps_the_answer_and_its_exit_status(tmp_path: Path) -> None:
+    def broken() -> dict[str, Any]:
+        raise OSError("disk full")
+
+    eventqueue.confirm_when_answered(str(tmp_path / "lock"), broken, lambda state: None, "queue")
+    cli_stdio.when_answered(lambda: 1 / 0)
+    with cli_stdio.AnswerChannel() as answer:
+        assert answer.write(b"") == 0
+
+
+def test_events_of_mends_a_damaged_state() -> None:
+    state: dict[str, Any] = {"queue": "torn"}
+    assert eventqueue.events_of(state, "queue") == [] and state == {"queue": []}

@@ -1,0 +1,661 @@
+"""``make faults``: each agent's recorded session, its plugin killed at chosen points, checked after each kill.
+
+Issue 37. The session is the agent package's bundled real one (``demo/replay.json``, the one
+``entire-sim demo`` replays), driven through the simulator (``entire_sim.simulator``) in a sandbox of
+its own (repository, HOME, TMPDIR, the simulator's state): ``enable`` (``install-hooks``), every hook
+with the agent's files growing as they grew, ``resume`` (``write-session``), ``disable``
+(``uninstall-hooks``).
+
+How the points are chosen: one run without faults lists, per step, every fault point each plugin
+process passes (``ENTIRE_FAULT_TRACE``: before and after each write, fsync and rename of
+``fsutil.atomic_write``, each lock taken and released, the answer before and after it is written).
+That is the population: ``(step, subcommand, k)``, the k-th point of that step's first process
+running that subcommand. A seeded random sample of it is killed, each with SIGKILL or SIGTERM (also
+from the seed): the run restarts from a copy of the sandbox as it stood before the step, runs the step
+with ``ENTIRE_FAULT_AT=<subcommand>:*#<k>`` (``ENTIRE_FAULT_ONCE``), runs it again unfaulted when the
+host saw it fail (the agent's next hook, as the host would get it), and finishes the session.
+
+What must hold after every kill (each a kind in the report):
+
+- ``torn``: every JSON file we own parses (scratch state, views' metadata, install records, the
+  agent's hook config), and so does every line of a JSONL view;
+- ``leftover``: no ``*.tmp`` and no view ``.next`` anywhere in the sandbox, and no lock file in a
+  directory shared with other programs (TMPDIR, the plugin's state directory);
+- ``lock``: every ``*.lock`` left can be taken at once;
+- ``process``: no process of ours (its HOME is the sandbox's) still runs;
+- ``hook``: the step run again succeeds, or fails with one line naming the program;
+- ``agent-files``: the repository and HOME outside our own state are byte for byte the unfaulted run's
+  at the end (after ``disable``: as before ``enable``);
+- ``checkpoint``: every checkpoint of a step other than the killed one is the unfaulted run's; the
+  killed step's are the unfaulted one's, or absent (counted), never different;
+- ``events``: the events the host heard are the unfaulted run's, the killed step's possibly absent or
+  heard twice (a retry giving the same answer again), never another;
+- ``reading-writes``: a reading subcommand (``READING``) changed no file (checked on every call).
+
+Not covered yet (issue 37): ``generate-text`` (no bundled session asks for a summary), contention
+(Qwen Code's Stop and SubagentStop at once, two sessions, two repositories), resource faults (a full
+disk, a read-only or unreadable state), the host's recorded sessions (``tests/data/host``), and kills
+at instructions between points (timed kills).
+
+Every run prints its seed; ``--seed`` repeats it exactly. Exit status 1 when a check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from entire_sim import demo
+from entire_sim.plugin import CallFailed, Plugin
+from entire_sim.simulator import Simulator
+
+READING = frozenset([
+    "info", "detect", "get-session-id", "get-session-dir", "resolve-session-file", "read-session",
+    "read-transcript", "chunk-transcript", "reassemble-transcript", "format-resume-command",
+    "are-hooks-installed", "get-transcript-position", "extract-modified-files", "extract-prompts",
+    "extract-summary", "calculate-tokens", "compact-transcript", "extract-all-modified-files",
+    "calculate-total-tokens",
+])  # fmt: skip
+"""Subcommands that only read: they must change no file (issue 37)."""
+SIGNALS = ("KILL", "TERM")
+KINDS = ("torn", "leftover", "lock", "process", "hook", "agent-files", "checkpoint", "events", "unreached",
+         "host-fallback", "known")  # fmt: skip
+"""What is checked after each kill. ``unreached``: the chosen point was not passed, nothing was killed;
+``host-fallback``: the host's own handling of a failed call shaped the killed turn (listed, not ours);
+``known``: a failure ``known.json`` lists, with why, until it is fixed (listed, not counted)."""
+NOT_FAILURES = frozenset(["host-fallback", "known"])
+KNOWN = Path(__file__).with_name("known.json")
+"""Failures known and not fixed yet (issue 37), with why: per agent, the files reading subcommands
+write; and kinds of failure after a kill of a subcommand. Listed, not counted; a fix of a reading
+write makes its entry stale, and the run says so."""
+
+
+def _known() -> dict[str, Any]:
+    return json.loads(KNOWN.read_text(encoding="utf-8")) if KNOWN.exists() else {}
+
+
+PROCESS_GRACE_SECONDS = 5.0
+
+
+# -- the plugin calls: an environment added to every call, and a check of the reading ones ------------------
+
+_base_env: dict[str, str] = {}
+"""Added to every plugin call (``--pythonpath``)."""
+_extra_env: dict[str, str] = {}
+"""Added to the plugin calls of one step (the fault point, the trace)."""
+_sandbox: list[Path] = []
+_reading_writes: list[str] = []
+
+
+def _patch_plugins() -> None:
+    """Every plugin call gets ``_extra_env``; every reading call is checked for writes (once per process)."""
+    if getattr(Plugin, "_faults_patched", False):
+        return
+    env_of, run_of = Plugin.env, Plugin.run
+
+    def env(self: Plugin) -> dict[str, str]:
+        return {**env_of(self), **_base_env, **_extra_env}
+
+    def run(self: Plugin, subcommand: str, *args: str, **kwargs: Any) -> Any:
+        if subcommand not in READING or not _sandbox:
+            return run_of(self, subcommand, *args, **kwargs)
+        before = snapshot(_sandbox[0])
+        try:
+            return run_of(self, subcommand, *args, **kwargs)
+        finally:
+            changed = sorted(_differences(before, snapshot(_sandbox[0])))
+            if changed:
+                _reading_writes.extend(f"{subcommand}: {path[1:]}" for path in changed)
+
+    Plugin.env, Plugin.run = env, run
+    Plugin._faults_patched = True  # type: ignore[attr-defined]
+
+
+def snapshot(root: Path, skip: tuple[str, ...] = (".git", "state")) -> dict[str, tuple[int, int, int]]:
+    """``{relative path: (size, mtime_ns, inode)}`` of every file under ``root`` but ``skip`` at the top."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for directory, dirs, files in os.walk(root):
+        relative = os.path.relpath(directory, root)
+        if relative == ".":
+            dirs[:] = [d for d in dirs if d not in skip]
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            path = os.path.join(directory, name)
+            with contextlib.suppress(OSError):
+                info = os.lstat(path)
+                found[os.path.normpath(os.path.join(relative, name))] = (
+                    info.st_size,
+                    info.st_mtime_ns,
+                    info.st_ino,
+                )
+    return found
+
+
+def _differences(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]]) -> set[str]:
+    return {f"{'+' if p not in before else '-' if p not in after else '~'}{p}"
+            for p in before.keys() | after.keys() if before.get(p) != after.get(p)}  # fmt: skip
+
+
+# -- one session, step by step -----------------------------------------------------------------------------
+
+
+class Session:
+    """One agent's bundled session in the sandbox ``root`` (always the same path: ids and views name it)."""
+
+    def __init__(self, manifest: Path, root: Path) -> None:
+        self.manifest = manifest
+        self.root = root
+        self.replay = demo.Replay(manifest, root)
+        self.agent: str = self.replay.spec["agent"]
+        self.steps: list[dict[str, Any]] = [{"enable": True}, *self.replay.spec["steps"], {"disable": True}]
+        self.sim: Simulator | None = None
+
+    def create(self) -> None:
+        """The sandbox before the first step: a git repository, an empty HOME and TMPDIR."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        demo.make_repo(self.replay.repo)
+        for name in ("home", "tmp"):
+            (self.root / name).mkdir(parents=True)
+
+    def attach(self) -> None:
+        """A simulator (a fresh ``entire`` process's view) over the sandbox as it stands."""
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.replay.home), "LANG": "C.UTF-8",
+               "TMPDIR": str(self.root / "tmp"), "ENTIRE_AGENT_FRONT": "0"}  # fmt: skip
+        env.update({k: self.replay.expand(v) for k, v in self.replay.spec.get("env", {}).items()})
+        self.sim = Simulator(self.replay.repo, state_dir=self.root / "state", env=env)
+
+    def run(self, index: int) -> dict[str, Any]:
+        """Step ``index``: ``{"failed": error or "", "events": [...], "checkpoints": [...]}``."""
+        sim = self.sim
+        assert sim is not None
+        step = self.steps[index]
+        done: dict[str, Any] = {"failed": "", "events": [], "checkpoints": []}
+        try:
+            if "enable" in step:
+                sim.enable(self.agent)
+            elif "disable" in step:
+                sim.disable(self.agent)
+            elif "write" in step:
+                data = self.replay.read(step["from"])
+                if "lines" in step:
+                    data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
+                target = Path(self.replay.expand(step["write"]))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            elif "files" in step:
+                for name, content in step["files"].items():
+                    path = self.replay.repo / name
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(content, encoding="utf-8")
+            elif "hook" in step:
+                record = sim.hook(self.agent, step["hook"], self.replay.read(step["payload"]))
+                done["failed"] = record.get("error") or ""
+                if record.get("event"):
+                    done["events"].append(self.normal(record["event"]))
+                if record.get("checkpoint"):
+                    done["checkpoints"].append(self.normal(record["checkpoint"]))
+            elif "resume" in step:
+                sim.resume(self.agent, step["resume"], chunk_size=step.get("chunk_size"))
+        except (CallFailed, OSError, ValueError, LookupError) as exc:
+            done["failed"] = str(exc) or type(exc).__name__
+        return done
+
+    def normal(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A record without what differs run to run (times, the turn count a repeated hook moves)."""
+        text = json.dumps({k: v for k, v in record.items() if k not in ("time", "turn")}, sort_keys=True)
+        return json.loads(text.replace(str(self.root), "$ROOT"))
+
+
+# -- what must hold ----------------------------------------------------------------------------------------
+
+
+PARSED = (".json", ".jsonl", ".toml", ".yml", ".yaml")
+
+
+def torn(root: Path) -> list[str]:
+    """Files that do not parse: every JSON, JSONL, TOML and YAML file of the repository and HOME (ours:
+    scratch state, views and their metadata, install records; the agent's config we edit; the agent's
+    own, which the session wrote whole)."""
+    import tomllib
+
+    import yaml
+
+    problems: list[str] = []
+    for base in (root / "repo", root / "home"):
+        for directory, dirs, files in os.walk(base):
+            dirs[:] = [d for d in dirs if d not in (".git", "sim")]
+            for name in files:
+                path = Path(directory, name)
+                if path.suffix not in PARSED or name.endswith(".tmp"):
+                    continue
+                try:
+                    data = path.read_bytes()
+                    if path.suffix == ".jsonl":
+                        for line in data.splitlines():
+                            if line.strip():
+                                json.loads(line)
+                    elif path.suffix == ".json" and data.strip():
+                        json.loads(data)
+                    elif path.suffix == ".toml":
+                        tomllib.loads(data.decode("utf-8"))
+                    elif path.suffix in (".yml", ".yaml"):
+                        yaml.safe_load(data)
+                except (OSError, ValueError, yaml.YAMLError) as exc:
+                    problems.append(f"{path.relative_to(root)}: {str(exc)[:120]}")
+    return problems
+
+
+def leftovers(root: Path) -> list[str]:
+    """Temporary files and views' ``.next`` files anywhere in the sandbox, and lock files left in
+    directories shared with other programs (TMPDIR, the plugin's state directory)."""
+    found: list[str] = []
+    shared = (root / "tmp", root / "home" / ".local" / "state")
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git" and Path(directory, d) != root / "state"]
+        for name in files:
+            path = Path(directory, name)
+            in_shared = any(path.is_relative_to(place) for place in shared) and path.parent.name != ".meta"
+            if name.endswith((".tmp", ".next")) or (name.endswith(".lock") and in_shared):
+                found.append(str(path.relative_to(root)))
+    return found
+
+
+def ours(root: Path) -> set[str]:
+    """The files in the places that hold only what we write: our scratch directory, our state and data
+    directories in HOME, TMPDIR."""
+    places = [root / "repo" / ".entire" / "tmp", root / "home" / ".local", root / "tmp"]
+    return {
+        str(p.relative_to(root))
+        for place in places
+        if place.is_dir()
+        for p in place.rglob("*")
+        if p.is_file()
+    }
+
+
+def held_locks(root: Path) -> list[str]:
+    """Lock files in the sandbox that another process still holds."""
+    import fcntl
+
+    held: list[str] = []
+    for path in root.rglob("*.lock"):
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except BlockingIOError:
+                held.append(str(path.relative_to(root)))
+            finally:
+                os.close(fd)
+    return held
+
+
+def processes(root: Path) -> list[str]:
+    """Processes still running with the sandbox's HOME (ours, or what ours started), after a grace."""
+    needle = f"HOME={root / 'home'}".encode() + b"\0"
+
+    def running() -> list[str]:
+        found: list[str] = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != os.getpid():
+                with contextlib.suppress(OSError):
+                    if needle in Path(f"/proc/{entry}/environ").read_bytes():
+                        found.append(f"pid {entry}: " + Path(f"/proc/{entry}/cmdline").read_bytes()
+                                     .replace(b"\0", b" ").decode(errors="replace")[:120])  # fmt: skip
+        return found
+
+    deadline = time.monotonic() + PROCESS_GRACE_SECONDS
+    while (left := running()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def agent_files(root: Path) -> dict[str, str]:
+    """``{path: sha256}`` of the repository (without ``.git`` and Entire's ``.entire``) and HOME without
+    our state: the agent's own files, what install-hooks changes."""
+    found: dict[str, str] = {}
+    for base in ("repo", "home"):
+        for directory, dirs, files in os.walk(root / base):
+            relative = os.path.relpath(directory, root)
+            dirs[:] = [d for d in dirs if d not in (".git", ".entire") and os.path.join(relative, d)
+                       != os.path.join("home", ".local")]  # fmt: skip
+            for name in files:
+                path = os.path.join(directory, name)
+                with open(path, "rb") as f:
+                    found[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
+    return found
+
+
+# -- the population of points, the sample, the runs --------------------------------------------------------
+
+
+class Harness:
+    """One agent: an unfaulted run (the reference and the points), then the sampled kills."""
+
+    def __init__(self, manifest: Path, work: Path) -> None:
+        self.session = Session(manifest, work / "sandbox")
+        self.work = work
+        self.reference: list[dict[str, Any]] = []
+        self.reference_files: dict[str, str] = {}
+        self.reference_torn: list[set[str]] = []
+        self.reference_ours: set[str] = set()
+        self.points: list[tuple[int, str, int, str, str]] = []
+
+    def prepare(self) -> None:
+        """Run the session unfaulted: each step's result, the agent's files at the end, every point."""
+        session = self.session
+        session.create()
+        _sandbox[:] = [session.root]
+        session.attach()
+        trace = self.work / "trace"
+        for index in range(len(session.steps)):
+            trace.unlink(missing_ok=True)
+            _extra_env.clear()
+            _extra_env["ENTIRE_FAULT_TRACE"] = str(trace)
+            try:
+                self.reference.append(session.run(index))
+            finally:
+                _extra_env.clear()
+            if self.reference[-1]["failed"]:
+                raise RuntimeError(f"step {index} fails without a fault: {self.reference[-1]['failed']}")
+            self.points += _points_of(index, trace)
+            self.reference_torn.append(set(torn(session.root)))  # the agent's own half-written files
+        self.reference_files = agent_files(session.root)
+        self.reference_ours = ours(session.root)
+
+    def kill(self, point: tuple[int, str, int, str, str], signal: str) -> dict[str, list[str]]:
+        """One faulted run, from a fresh sandbox: the problems found, by kind.
+
+        Fresh, not a copy of the sandbox as it stood: a copy gives every file a new inode, and what an
+        agent's state remembers of a file (Aider's history, a view) would see it replaced.
+        """
+        index, subcommand, k = point[:3]
+        session = self.session
+        session.create()
+        session.attach()
+        before = [session.run(earlier) for earlier in range(index)]
+        if any(result["failed"] for result in before):
+            raise RuntimeError(f"a step before {index} fails without a fault")
+        problems: dict[str, list[str]] = {kind: [] for kind in KINDS}
+        once = self.work / "died"
+        once.unlink(missing_ok=True)
+        _extra_env.update({"ENTIRE_FAULT_AT": f"{subcommand}:*#{k}", "ENTIRE_FAULT_SIGNAL": signal,
+                           "ENTIRE_FAULT_ONCE": str(once)})  # fmt: skip
+        try:
+            attempt = session.run(index)
+        finally:
+            _extra_env.clear()
+        if not once.exists():
+            problems["unreached"].append(
+                f"step {index}: the fault point {subcommand}:*#{k} was never reached"
+            )
+        results = [attempt]
+        expected = self.reference_torn[index] | (self.reference_torn[index - 1] if index else set())
+        problems["torn"] += [f"right after the kill: {p}" for p in torn(session.root) if p not in expected]
+        if attempt["failed"]:
+            again = session.run(index)  # the agent's next hook: the host sees it afresh
+            results.append(again)
+            if again["failed"] and not _one_line_naming(again["failed"], session.agent):
+                problems["hook"].append(f"step {index} again: {again['failed']}")
+        later = [session.run(i) for i in range(index + 1, len(session.steps))]
+        for offset, result in enumerate(later, index + 1):
+            if result["failed"]:
+                problems["hook"].append(f"step {offset}: {result['failed']}")
+        self._compare(index, before, results, later, problems)
+        problems["torn"] += [p for p in torn(session.root) if p not in self.reference_torn[-1]]
+        problems["leftover"] += leftovers(session.root)
+        problems["leftover"] += [f"{p} (the unfaulted run leaves no such file)"
+                                 for p in sorted(ours(session.root) - self.reference_ours)]  # fmt: skip
+        problems["lock"] += held_locks(session.root)
+        problems["process"] += processes(session.root)
+        final = agent_files(session.root)
+        if final != self.reference_files:
+            changed = sorted(p for p in final.keys() | self.reference_files.keys()
+                             if final.get(p) != self.reference_files.get(p))  # fmt: skip
+            problems["agent-files"].append("differ from the unfaulted run: " + ", ".join(changed))
+        return problems
+
+    def _compare(self, index: int, before: list[dict[str, Any]], results: list[dict[str, Any]],
+                 later: list[dict[str, Any]], problems: dict[str, list[str]]) -> None:  # fmt: skip
+        """The events the host heard and the checkpoints it made, in order, against the unfaulted run's.
+
+        Each sequence must be the unfaulted one but for the killed step's items, which may come twice (a
+        retry giving the same answer again) and, for a checkpoint, be absent (the host failed the step
+        after it heard the event), and for when
+        items arrive: an agent that queues events (Aider) answers the next one at the step run again,
+        so later items may come a step early, never different, never lost. Where the host took the kill
+        as no failure and carried on with its own fallback (a failed ``get-transcript-position`` is
+        position 0, failed token counts are none), the killed turn's items, up to its end, are the
+        host's doing: listed as ``host-fallback``, not ours.
+        """
+        fallback_until = index
+        if not results[0]["failed"]:
+            ends = (j for j in range(index, len(self.reference))
+                    if any(e.get("type") in (3, 5) for e in self.reference[j]["events"]))  # fmt: skip
+            fallback_until = next(ends, len(self.reference) - 1)  # the turn's end: TurnEnd, else SessionEnd
+        for kind, label in (("events", "events"), ("checkpoints", "checkpoint")):
+            want = [(step, item) for step, result in enumerate(self.reference) for item in result[kind]]
+            got = [
+                (step, item) for step, result in enumerate([*before, *results[:1]]) for item in result[kind]
+            ]
+            got += [(index, item) for result in results[1:] for item in result[kind]]
+            got += [(step, item) for step, result in enumerate(later, index + 1) for item in result[kind]]
+            absent_ok = kind == "checkpoints"  # an event heard is never lost; a turn the host failed has none
+            until = fallback_until if not results[0]["failed"] else -1
+            for problem_kind, text in _align(want, got, index, until, absent_ok=absent_ok):
+                problems[label if problem_kind == "wrong" else problem_kind].append(text)
+
+
+def _align(want: list[tuple[int, Any]], got: list[tuple[int, Any]], killed: int, fallback_until: int, *,
+           absent_ok: bool) -> list[tuple[str, str]]:  # fmt: skip
+    """What keeps ``got`` from being ``want`` with the killed step's items twice, or (``absent_ok``)
+    absent, and up to ``fallback_until`` the host's fallback: ``[("wrong" | "host-fallback", text)]``."""
+    found: list[tuple[str, str]] = []
+    i = j = 0
+    last: Any = None
+    while j < len(got):
+        step, item = got[j]
+        if i < len(want) and item == want[i][1]:
+            last, i, j = item, i + 1, j + 1
+        elif item == last and step >= killed and want[i - 1][0] == killed:
+            j += 1  # the killed step's item again: a retry that gives the same answer
+        elif i < len(want) and killed <= want[i][0] <= fallback_until and step <= fallback_until:
+            found.append(("host-fallback", f"step {want[i][0]}: {_summary(item)} instead of {_summary(want[i][1])}"
+                          + _difference([item], [want[i][1]])))  # fmt: skip
+            i, j = i + 1, j + 1
+        elif absent_ok and i < len(want) and want[i][0] == killed:
+            i += 1  # the killed step's item, absent: the host failed that step
+        else:
+            expected = _summary(want[i][1]) + f" of step {want[i][0]}" if i < len(want) else "nothing"
+            found.append(("wrong", f"step {step}: {_summary(item)} where the unfaulted run has {expected}"
+                          + (_difference([item], [want[i][1]]) if i < len(want) else "")))  # fmt: skip
+            return found
+    lost = [w for w in want[i:] if w[0] != killed or not absent_ok]
+    if lost:
+        found.append(
+            ("wrong", f"lost: {', '.join(_summary(item) + f' of step {step}' for step, item in lost)}")
+        )
+    return found
+
+
+def _difference(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> str:
+    """The fields that differ between the first records of two lists, for the report."""
+    if not got or not want:
+        return ""
+    keys = sorted(k for k in got[0].keys() | want[0].keys() if got[0].get(k) != want[0].get(k))
+    return " (" + ", ".join(f"{k}: {got[0].get(k)!r:.60} vs {want[0].get(k)!r:.60}" for k in keys[:4]) + ")"
+
+
+def _summary(record: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:8] + (
+        f"(type {record['type']})"
+        if "type" in record
+        else f"({record.get('kind')} {record.get('session_id', '')[:12]})"
+    )
+
+
+def _one_line_naming(error: str, agent: str) -> bool:
+    return "\n" not in error.strip() and f"entire-agent-{agent}" in error
+
+
+def _points_of(index: int, trace: Path) -> list[tuple[int, str, int, str, str]]:
+    """``(step, subcommand, k, point, path)`` for every point the first process of each subcommand passed."""
+    if not trace.exists():
+        return []
+    first: dict[str, str] = {}
+    count: Counter[str] = Counter()
+    points: list[tuple[int, str, int, str, str]] = []
+    for line in trace.read_text(encoding="utf-8", errors="replace").splitlines():
+        pid, subcommand, point, path = [*line.split("\t"), "", "", ""][:4]
+        if first.setdefault(subcommand, pid) != pid:
+            continue
+        count[subcommand] += 1
+        points.append((index, subcommand, count[subcommand], point, path))
+    return points
+
+
+def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, points: list[str] | None = None,
+              fixed_signal: str | None = None, list_points: bool = False) -> dict[str, Any]:  # fmt: skip
+    """Every check after ``kills`` sampled kills of one agent's session (or at ``points``); a report dict."""
+    harness = Harness(manifest, work)
+    _reading_writes.clear()
+    started = time.monotonic()
+    harness.prepare()
+    reading = list(_reading_writes)
+    rng = random.Random(f"{seed}:{harness.session.agent}")
+    if list_points:
+        out.write("".join(f"  {p[0]}:{p[1]}:{p[2]} {p[3]} {p[4]}\n" for p in harness.points))
+        chosen = []
+    elif points:
+        named = {f"{p[0]}:{p[1]}:{p[2]}": p for p in harness.points}
+        for p in reversed(harness.points):  # STEP:SUBCOMMAND:<point name>: the first such point
+            named[f"{p[0]}:{p[1]}:{p[3]}"] = p
+        missing = [p for p in points if p not in named]
+        if missing:
+            raise LookupError(f"no such point in {harness.session.agent}'s session: {', '.join(missing)}")
+        chosen = [named[p] for p in points]
+    else:
+        chosen = rng.sample(harness.points, min(kills, len(harness.points)))
+    failures: Counter[str] = Counter()
+    by_subcommand: Counter[str] = Counter()
+    details: list[str] = []
+    for number, point in enumerate(chosen, 1):
+        signal = fixed_signal or rng.choice(SIGNALS)
+        _reading_writes.clear()
+        problems = harness.kill(point, signal)
+        for entry in _known().get("kills", []):
+            after = entry.get("after_point")
+            passed = [p[3] for p in harness.points if p[:2] == point[:2] and p[2] < point[2]]
+            if entry["subcommand"] == point[1] and problems[entry["kind"]] and (not after or after in passed):
+                problems["known"] += [
+                    f"{entry['kind']}: {p} ({entry['why']})" for p in problems[entry["kind"]]
+                ]
+                problems[entry["kind"]] = []
+        reading += _reading_writes
+        by_subcommand[point[1]] += 1
+        label = f"{harness.session.agent} #{number} {point[0]}:{point[1]}:{point[2]} ({point[3]}) SIG{signal}"
+        for kind, found in problems.items():
+            if found:
+                failures[kind] += 1
+                details.append(
+                    f"{label}: {kind}: {found[0]}" + (f" (+{len(found) - 1} more)" if len(found) > 1 else "")
+                )
+        bad = [k for k, v in problems.items() if v and k not in NOT_FAILURES]
+        noted = [k for k, v in problems.items() if v and k in NOT_FAILURES]
+        out.write(
+            f"  {label}: {'FAILED ' + ', '.join(bad) if bad else 'ok'}{' (' + ', '.join(noted) + ')' if noted else ''}\n"
+        )
+        out.flush()
+    writes = sorted(set(reading))
+    return {
+        "agent": harness.session.agent, "points": len(harness.points), "kills": len(chosen),
+        "by_subcommand": dict(by_subcommand), "failures": {k: failures[k] for k in KINDS},
+        "reading_writes": writes, "details": details, "seconds": round(time.monotonic() - started, 1),
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="faults", description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--agent", action="append", help="an agent's registry name (default: every agent)")
+    parser.add_argument("--kills", type=int, default=25, help="kills per agent (default 25)")
+    parser.add_argument("--seed", type=int, default=None, help="repeat a run (default: a new seed, printed)")
+    parser.add_argument("--work", help="where the sandbox and snapshots go (default: a temporary directory)")
+    parser.add_argument("--json", help="write the report as JSON to this file")
+    parser.add_argument(
+        "--point",
+        action="append",
+        metavar="STEP:SUBCOMMAND:K",
+        help="kill at this point (as the report names it; K may be a point's name, for its first "
+        "one) instead of a sample; repeatable",
+    )
+    parser.add_argument(
+        "--list-points", action="store_true", help="print every point of the session and stop"
+    )
+    parser.add_argument("--signal", choices=SIGNALS, help="always this signal (default: from the seed)")
+    parser.add_argument("--pythonpath", metavar="DIR", help="put DIR first on the plugins' PYTHONPATH: a "
+                        "sitecustomize.py there can break core on purpose, to see a check catch it")  # fmt: skip
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    every = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in demo.manifests()}
+    unknown = sorted(set(args.agent or []) - set(every))
+    if unknown:
+        sys.stderr.write(
+            f"faults: no bundled session for {', '.join(unknown)}; there are: {', '.join(sorted(every))}\n"
+        )
+        return 2
+    _patch_plugins()
+    if args.pythonpath:
+        _base_env["PYTHONPATH"] = os.pathsep.join(
+            [os.path.abspath(args.pythonpath), os.environ.get("PYTHONPATH", "")]
+        )
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="entire-faults-"))
+    print(f"faults: seed {seed} (repeat with --seed {seed}), {args.kills} kills per agent, in {work}")
+    reports = []
+    try:
+        for agent in args.agent or sorted(every):
+            print(f"{agent}:")
+            reports.append(run_agent(every[agent], args.kills, seed, work / agent, sys.stdout,
+                                     points=args.point, fixed_signal=args.signal, list_points=args.list_points))  # fmt: skip
+    finally:
+        _sandbox.clear()
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    known: dict[str, list[str]] = _known().get("reading_writes", {})
+    failed = False
+    for report in reports:
+        bad = {k: v for k, v in report["failures"].items() if v and k not in NOT_FAILURES}
+        noted = {k: v for k, v in report["failures"].items() if v and k in NOT_FAILURES}
+        expected = set(known.get(report["agent"], []))
+        new_writes = [w for w in report["reading_writes"] if w not in expected]
+        stale = sorted(expected - set(report["reading_writes"]))
+        failed = failed or bool(bad) or bool(new_writes) or bool(stale)
+        print(f"{report['agent']}: {report['kills']} kills of {report['points']} points in {report['seconds']} s; "
+              f"runs failing a check, by kind: {bad or 'none'}" + (f"; noted: {noted}" if noted else ""))  # fmt: skip
+        for line in report["details"]:
+            print(f"  {line}")
+        for line in report["reading_writes"]:
+            print(
+                f"  a reading subcommand wrote: {line}{' (known: ' + KNOWN.name + ')' if line in expected else ''}"
+            )
+        for line in stale:
+            print(f"  {KNOWN.name} lists a write no reading subcommand made any more: {line} (remove it)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"seed": seed, "agents": reports}, indent=2) + "\n")
+    print(f"faults: seed {seed}: {'FAILED' if failed else 'all checks held'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
