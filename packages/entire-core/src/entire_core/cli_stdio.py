@@ -212,6 +212,7 @@ def print_error(agent_name: str, subcommand: str, what: str, fix: str = "") -> N
     except OSError:
         pass
 
+
 def _reached(point: str) -> None:
     from entire_core import faults
 
