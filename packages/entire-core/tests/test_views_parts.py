@@ -16,6 +16,7 @@ import pytest
 from entire_core import paths, views
 from entire_core.errors import InvalidInput
 from entire_core.views import follow
+from entire_core.views.header import Headers
 
 # -- frames ----------------------------------------------------------------------------------------
 
@@ -120,6 +121,23 @@ def test_a_budget_of_zero_or_less_or_blank_is_the_default() -> None:
     assert budget(total=" 5000 ") == (5000, 1024)
     with pytest.raises(InvalidInput, match="ENTIRE_VIEW_BUDGET must be a number of bytes, got '8M'"):
         views.Budget({views.BUDGET_ENV: "8M"})
+
+
+# -- headers ---------------------------------------------------------------------------------------
+
+
+def test_a_header_short_of_room_keeps_the_newest_records_after_the_leading_ones_its_format_names() -> None:
+    """Five lines: the first, the marker and three of the four snapshot records (no padding left)."""
+
+    class KeepsTwo(views.ViewFormat):
+        snapshot_keep_first = 2
+
+    records = [b"r1", b"r2", b"r3", b"r4"]
+    for fmt, kept in [(views.ViewFormat(), [b"r2", b"r3", b"r4"]), (KeepsTwo(), [b"r1", b"r2", b"r4"])]:
+        headers = Headers(fmt, views.Budget({}), "/views/s.jsonl", "sample")
+        short, roomy = (headers.laid_out(n, b"first", records, wrapped_first=False) for n in (5, 8))
+        assert short == [b"first", views.marker(5), *kept]
+        assert roomy == [b"first", b"", b"", views.marker(8), *records]  # room for all: padding first
 
 
 # -- where views live ------------------------------------------------------------------------------
