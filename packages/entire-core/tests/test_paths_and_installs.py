@@ -59,6 +59,32 @@ def test_a_record_is_trusted_only_while_the_file_is_what_we_wrote(tmp_path: Path
     assert installs.fingerprint(str(target)) == ""
 
 
+def test_a_record_made_before_its_write_is_trusted_once_the_write_is_done(tmp_path: Path) -> None:
+    """``remember(written=...)`` before the write: killed before it, the earlier record still holds; killed
+    after it, the new one does; the record made after the write replaces both."""
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    target = tmp_path / "repo" / ".x" / "hooks.json"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b'{"hooks": {}}\n')
+    installs.remember(env, "x", str(target), created_file=True)
+    new = b'{"hooks": {"Stop": []}}\n'
+    installs.remember(env, "x", str(target), written=new, created_file=True, created_hooks=True)
+    assert installs.recall(env, "x", str(target)) == {"created_file": True}  # not written yet
+    target.write_bytes(new)
+    assert installs.recall(env, "x", str(target)) == {"created_file": True, "created_hooks": True}
+    target.write_bytes(b"{}")  # neither
+    assert installs.recall(env, "x", str(target)) == {}
+    target.write_bytes(new)
+    installs.remember(env, "x", str(target), created_file=True)  # after the write: one record again
+    target.write_bytes(b'{"hooks": {}}\n')
+    assert installs.recall(env, "x", str(target)) == {}
+    fresh = tmp_path / "repo" / ".y.json"  # no record before: only the write's
+    installs.remember(env, "x", str(fresh), written=b"{}", original="", created_file=False)
+    assert installs.recall_original(env, "x", str(fresh)) is None
+    fresh.write_bytes(b"{}")
+    assert installs.recall_original(env, "x", str(fresh)) == ""
+
+
 def test_repo_relative_follows_a_link_to_the_file(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)

@@ -81,6 +81,10 @@ def install(agent: Agent, *, force: bool = False) -> int:
         wanted = block_body()
         changed = doc.block != wanted or force
         doc.block = wanted
+        if created:  # the record first: killed after the write, it is still there
+            doc.before_write = lambda data: installs.remember(
+                agent.env, agent.name, path, written=data, created_file=True
+            )
     if created:
         installs.remember(agent.env, agent.name, path, created_file=True)
     else:

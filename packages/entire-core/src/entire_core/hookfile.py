@@ -100,7 +100,18 @@ class HookGroupsFile:
         # What earlier installs created counts only while the file is still what they wrote.
         earlier = self._recall()
         original = installs.recall_original(self.env, self.agent_name, self.path, self.agent_keys)
-        created: dict[str, bool] = {}
+        created: dict[str, bool] = {"created_dir": created_dir}
+
+        def record(written: bytes | None) -> None:
+            merged = {key: value or earlier.get(key, False) for key, value in {**earlier, **created}.items()}
+            if any(merged.values()) or original is not None:
+                installs.remember(
+                    self.env, self.agent_name, self.path,
+                    original=original, ignore=self.agent_keys, written=written, **merged,
+                )  # fmt: skip
+            elif written is None:
+                installs.forget(self.env, self.agent_name, self.path)
+
         with edit_json(self.path, comments=self.comments) as doc:
             root = self._root(doc.data)
             created["created_file"] = not doc.existed
@@ -110,14 +121,8 @@ class HookGroupsFile:
             added = hooks.install_groups(events, self.wanted(), self.is_ours, force=force)
             for switch in self.switches:
                 self._set(root, switch, created)
-        created["created_dir"] = created_dir
-        merged = {key: value or earlier.get(key, False) for key, value in {**earlier, **created}.items()}
-        if any(merged.values()) or original is not None:
-            installs.remember(
-                self.env, self.agent_name, self.path, original=original, ignore=self.agent_keys, **merged
-            )
-        else:
-            installs.forget(self.env, self.agent_name, self.path)
+            doc.before_write = record  # the record first: killed after the write, it is still there
+        record(None)
         return added
 
     def _root(self, data: object) -> dict[str, Any]:

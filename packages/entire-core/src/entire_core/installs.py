@@ -43,13 +43,17 @@ def fingerprint(path: str, ignore: tuple[str, ...] = ()) -> str:
     fingerprint is then of the file's data without those keys, so the agent's own writes do not make
     the record stale, while any change of the user's data still does.
     """
-    import hashlib
-
     try:
         with open(path, "rb") as f:
             data = f.read()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return ""
+    return _digest(data, ignore)
+
+
+def _digest(data: bytes, ignore: tuple[str, ...]) -> str:
+    import hashlib
+
     if ignore:
         data = _data_without(data, ignore)
     return hashlib.sha256(data).hexdigest()
@@ -79,6 +83,9 @@ FINGERPRINT = "sha256"
 ORIGINAL = "original"
 """The record's key for the text of a file that held nothing before the install (see ``remember``)."""
 
+NEXT = "next"
+"""The record's key for the record of a write under way: trusted once the file is what it describes."""
+
 
 def _record(
     env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
@@ -94,9 +101,11 @@ def _record(
     except (OSError, ValueError):
         return {}
     record = jsonvalues.obj(records.get(_key(path)))
-    if record.get(FINGERPRINT) != fingerprint(path, ignore):
-        return {}
-    return record
+    sha = fingerprint(path, ignore)
+    if record.get(FINGERPRINT) == sha:
+        return record
+    pending = jsonvalues.obj(record.get(NEXT))
+    return pending if pending.get(FINGERPRINT) == sha else {}
 
 
 def recall(
@@ -123,14 +132,20 @@ def remember(
     *,
     original: str | None = None,
     ignore: tuple[str, ...] = (),
+    written: bytes | None = None,
     **created: bool,
 ) -> None:
-    """Record what the installs created for ``path``, with the fingerprint of the file as it is now.
+    """Record what the installs created for ``path``, with the fingerprint of the file as it is now, or
+    as it will be: ``written``, the bytes about to be written (an editor's ``before_write``).
 
-    Call it right after writing the file. It replaces any earlier record: an install merges what
-    ``recall`` returned before its edit (still trusted then) with what it created itself. ``original``
-    is the text of a file that existed but held nothing (empty, only whitespace), which uninstall gives
-    back as it was: no editor writes ``{}`` back as an empty file.
+    Call it with ``written`` before the write, so that an install killed after writing the file still
+    left its record (otherwise the file it created would be the user's from then on), and again after
+    it, which also covers an edit that wrote nothing. The record made before the write is kept beside
+    the earlier one (``NEXT``), which stays trusted while the file is still what it describes: killed
+    before its write, the install changed nothing. The record made after replaces any earlier one:
+    an install merges what ``recall`` returned before its edit (still trusted then) with what it
+    created itself. ``original`` is the text of a file that existed but held nothing (empty, only
+    whitespace), which uninstall gives back as it was: no editor writes ``{}`` back as an empty file.
     """
     from entire_core import jsonvalues
     from entire_core.config.json import edit_json
@@ -138,9 +153,12 @@ def remember(
     key = _key(path)
     with edit_json(_records_file(env, agent_name)) as doc:
         records = jsonvalues.obj(doc.data)
-        record: dict[str, object] = {**created, FINGERPRINT: fingerprint(path, ignore)}
+        sha = fingerprint(path, ignore) if written is None else _digest(written, ignore)
+        record: dict[str, object] = {**created, FINGERPRINT: sha}
         if original is not None:
             record[ORIGINAL] = original
+        if written is not None:
+            record = {**jsonvalues.obj(records.get(key)), NEXT: record}
         records[key] = record
         doc.data = records
 

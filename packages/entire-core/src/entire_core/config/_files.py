@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import codecs
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from entire_core.errors import ConfigError
 from entire_core.fsutil import atomic_write, remove_file
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class Original(NamedTuple):
@@ -36,8 +39,13 @@ def read_original(path: str, *, create: bool) -> Original:
     return Original(text, bom=bom, existed=True)
 
 
-def write_text(path: str, text: str, original: Original) -> None:
+def write_text(
+    path: str, text: str, original: Original, before: Callable[[bytes], None] | None = None
+) -> None:
     """Atomically replace ``path`` with ``text``, restoring the BOM the original had.
+
+    ``before`` (the document's ``before_write``) gets the bytes once they are known to be writable,
+    before the file changes.
 
     A read-only file is refused, as an editor would: replacing it through a rename would succeed
     (the directory decides that), but the user made it read-only so that nothing changes it. The mode
@@ -49,8 +57,12 @@ def write_text(path: str, text: str, original: Original) -> None:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ConfigError(f"cannot write {path}: {exc.reason} in the new text") from None
+    if original.bom:
+        data = codecs.BOM_UTF8 + data
+    if before is not None:
+        before(data)
     try:
-        atomic_write(path, codecs.BOM_UTF8 + data if original.bom else data)
+        atomic_write(path, data)
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -74,6 +86,10 @@ class ConfigDocument:
         self.path = path
         self.existed = existed
         self.deleted = False
+        self.before_write: Callable[[bytes], None] | None = None
+        """Called with the bytes about to be written, before the file changes (not before a delete): for a
+        record that must be on disk before the change it describes (``installs``), so that a process
+        killed between the two never leaves the change without its record."""
 
     def delete(self) -> None:
         """Remove the file on exit instead of writing it (for uninstalling a file we created)."""

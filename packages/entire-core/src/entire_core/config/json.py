@@ -84,7 +84,7 @@ def edit_json(
             return
         if doc.restored is not None:
             if doc.restored != original.text:
-                write_text(name, doc.restored, original)
+                write_text(name, doc.restored, original, doc.before_write)
             return
         if same(old, doc.data):
             return
@@ -101,7 +101,7 @@ def edit_json(
             raise ConfigError(f"cannot write {name}: the edit would not parse: {exc}") from None
         if not same(written, doc.data):
             raise ConfigError(f"cannot write {name}: the data holds values JSON cannot represent")
-        write_text(name, text, original)
+        write_text(name, text, original, doc.before_write)
 
 
 def parse_json_text(text: str, *, comments: bool) -> Any:

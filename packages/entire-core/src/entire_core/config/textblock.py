@@ -124,7 +124,7 @@ def edit_text_block(
             return
         if validate is not None:
             validate(text)
-        write_text(name, text, original)
+        write_text(name, text, original, doc.before_write)
 
 
 def _find_block(lines: list[str], begin: str, end: str, path: str) -> tuple[int, int] | None:

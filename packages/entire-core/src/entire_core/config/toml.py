@@ -63,7 +63,7 @@ def edit_toml(path: str | os.PathLike[str], *, create: bool = True) -> Generator
             raise ConfigError(f"cannot write {name}: the edit would not parse: {exc}") from None
         if written != doc.data.unwrap():
             raise ConfigError(f"cannot write {name}: the edit does not read back as the intended data")
-        write_text(name, text, original)
+        write_text(name, text, original, doc.before_write)
 
 
 def parse_toml_text(text: str) -> dict[str, Any]:

@@ -92,6 +92,58 @@ class HooksContract(ContractBase):
             )
         assert unexpected == [], f"{unexpected} (hook_config_refused: {sorted(self.hook_config_refused)})"
 
+    def test_install_killed_after_a_write_is_undone_by_uninstall(self, tmp_path: Path) -> None:
+        """``install-hooks`` killed (the host's 30 s kill, Ctrl-C in ``entire enable``) right after it wrote
+        the agent's config file, or right after its install record: ``uninstall-hooks``, which ``entire
+        disable`` runs since the hooks are in, still leaves everything as it was before the install.
+
+        Every call is a process of the agent's console script, as the host makes it (the lock a killed
+        call leaves is in the sandbox's TMPDIR, which an in-process call does not use)."""
+        import sys
+
+        from entire_core.testing.runner import write_launcher
+
+        self._require("hooks")
+        if self.hook_config is None:
+            pytest.skip(f"{self.agent_cls.name} names no hook_config")
+        package = self.agent_cls.__module__.split(".")[0]
+        if not callable(getattr(sys.modules[package], "main", None)):
+            pytest.skip("no console script: the agent's package has no main (a test's own agent)")
+        script = write_launcher(tmp_path / "bin", self.agent_cls.name, f"{package}:main")
+        config = os.path.basename(self.hook_config)
+        for i, point in enumerate((f"write.renamed@{config}", "write.renamed@installs.json")):
+            self._install_killed_then_disabled(script, tmp_path / f"case-{i}", point)
+
+    def _install_killed_then_disabled(self, script: Path, root: Path, point: str) -> None:
+        import subprocess
+
+        from entire_core import faults
+
+        sandbox = self._fresh_env(root).sandbox
+
+        def run(subcommand: str, **fault: str) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run([str(script), subcommand], capture_output=True, cwd=sandbox.repo,
+                                  env={**sandbox.env, **fault}, timeout=60, check=False)  # fmt: skip
+
+        def disable() -> list[str]:
+            if json.loads(run("are-hooks-installed").stdout)["installed"]:
+                assert run("uninstall-hooks").returncode == 0
+            after = sandbox.snapshot()
+            return sorted(
+                name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+            )
+
+        before = sandbox.snapshot()
+        killed = run("install-hooks", **{faults.AT_ENV: f"install-hooks:{point}"})
+        assert killed.returncode == -9, f"install-hooks never reached {point}: {killed!r}"
+        in_repo = [name for name in disable() if name.startswith("repo/")]
+        assert in_repo == [], f"killed at {point}, then disabled: {in_repo} differ from before the install"
+        assert run("install-hooks").returncode == 0
+        changed = disable()
+        assert changed == [], (
+            f"killed at {point}, enabled, disabled: {changed} differ from before the install"
+        )
+
     def _first_event(self, root: Path) -> str:
         """An event name our install writes under ``hooks`` (JSON configs only)."""
         if self.hook_config_syntax != "json":
