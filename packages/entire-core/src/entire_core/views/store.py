@@ -56,13 +56,17 @@ class ViewFile:
         """The metadata of a v1 view, until it is rebuilt (``views.legacy``)."""
 
     def load(self) -> dict[str, Any]:
-        """The committed metadata (empty when there is none, or only a v1 view's, kept as ``legacy``)."""
+        """The committed metadata (empty when there is none, or only a v1 view's, kept as ``legacy``).
+
+        Metadata that is there but cannot be read (its mode, an I/O error) raises: taken as none, the
+        view would be rebuilt without what it records, and a checkpoint come out wrong instead of failing.
+        """
         from entire_core import _json, jsonvalues
 
         try:
             with open(self.meta_path, "rb") as f:
                 meta = jsonvalues.obj(_json.loads(f.read()))
-        except (OSError, ValueError):
+        except (FileNotFoundError, NotADirectoryError, ValueError):  # none, or torn: rebuilt
             return {}
         if meta.get("v") == VERSION:
             return meta
