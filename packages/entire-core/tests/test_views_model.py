@@ -901,6 +901,29 @@ def test_metadata_that_cannot_be_read_fails_the_call_instead_of_being_taken_as_n
     assert file.load() == {}
 
 
+def test_a_rewrite_that_fails_to_write_leaves_no_next_file_and_the_view_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make faults, case full-disk: the write of <view>.next failed (ENOSPC) and the file stayed.
+    t = small_session(tmp_path)
+    file = views.View.for_session(t.owner, t.fmt, SESSION).file
+    file.meta = file.load()
+    before = Path(t.path).read_bytes(), dict(file.meta)
+    real_write = os.write
+
+    def full(fd: int, data: Any) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}") == file.next_path:
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError, match="No space"):
+        file.write_whole(b"x" * 100 + b"\n", 1)
+    monkeypatch.undo()
+    assert not os.path.exists(file.next_path)
+    assert (Path(t.path).read_bytes(), file.load()) == before
+
+
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
     t = small_session(tmp_path)
     assert views.View.for_session(t.owner, t.fmt, "not-made-yet").end() == 0

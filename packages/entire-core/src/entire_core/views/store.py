@@ -118,13 +118,17 @@ class ViewFile:
         fsutil.remove_file(self.next_path)
         fd = os.open(self.next_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-            st = os.fstat(fd)
-        finally:
-            os.close(fd)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+        except OSError:  # a full disk: nothing is committed yet, and nothing of the attempt may stay
+            fsutil.remove_file(self.next_path)
+            raise
         self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines, pad=0)
         self.save(durable=True)
         os.replace(self.next_path, self.path)
