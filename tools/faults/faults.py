@@ -245,6 +245,7 @@ def torn(root: Path) -> list[str]:
     import yaml
 
     problems: list[str] = []
+    mine = (root / "repo" / ".entire" / "tmp", root / "home" / ".local")
     for base in (root / "repo", root / "home"):
         for directory, dirs, files in os.walk(base):
             dirs[:] = [d for d in dirs if d not in (".git", "sim")]
@@ -258,8 +259,10 @@ def torn(root: Path) -> list[str]:
                         for line in data.splitlines():
                             if line.strip():
                                 json.loads(line)
-                    elif path.suffix == ".json" and data.strip():
-                        json.loads(data)
+                    elif path.suffix == ".json" and (
+                        data.strip() or any(path.is_relative_to(p) for p in mine)
+                    ):
+                        json.loads(data)  # a file of ours is never empty: we write a JSON value whole
                     elif path.suffix == ".toml":
                         tomllib.loads(data.decode("utf-8"))
                     elif path.suffix in (".yml", ".yaml"):
@@ -416,7 +419,7 @@ class Harness:
     def trial(self, index: int, attempt: Callable[[Session, dict[str, list[str]]], dict[str, Any]], *,
               killed: bool = False, torn_after: bool = True, setup: Callable[[Session], object] | None = None,
               recover: Callable[[], object] | None = None, finish: Callable[[dict[str, list[str]]], object] | None = None,
-              also_ours: frozenset[str] = frozenset()) -> dict[str, list[str]]:  # fmt: skip
+              also_ours: frozenset[str] = frozenset(), clean_after: bool = True) -> dict[str, list[str]]:  # fmt: skip
         """One faulted run, from a fresh sandbox: the problems found, by kind.
 
         ``attempt`` runs step ``index`` under the fault. A killed step (``killed``) may fail any way;
@@ -426,6 +429,8 @@ class Harness:
         hand). ``setup`` runs on the new sandbox, ``recover`` after the attempt (the fault lifted, as a
         user would), before the step runs again; ``finish`` after the session's last step. ``also_ours``:
         files of ours the sandbox may hold besides the unfaulted run's (another sandbox's, sharing it).
+        ``clean_after``: a step that was not killed leaves no temporary file, ``.next`` or shared lock
+        behind it, even when it failed (not where another process still runs).
 
         Fresh, not a copy of the sandbox as it stood: a copy gives every file a new inode, and what an
         agent's state remembers of a file (Aider's history, a view) would see it replaced.
@@ -448,6 +453,8 @@ class Harness:
             problems["torn"] += [
                 f"right after the fault: {p}" for p in torn(session.root) if p not in expected
             ]
+        if clean_after and not killed:
+            problems["leftover"] += [f"right after the fault: {p}" for p in leftovers(session.root)]
         if recover is not None:
             recover()
         if first["failed"]:
