@@ -89,8 +89,8 @@ mutate: ## Mutation testing of core's hook-path modules: killed, survived, equiv
 
 # Not in CI: KILLS per agent (250: 1,000 in all) took hours on two cores; a fixed-seed subset runs in make test
 # (tools/faults/tests). Each run prints its seed; SEED=... repeats it. README: "Killed mid-write: make faults".
-faults: ## Issue 37: each agent's bundled session, the plugin killed (SIGKILL, SIGTERM) at sampled write, fsync, rename, lock and answer points, and what must hold checked after each (KILLS=250 per agent, AGENT=, SEED=)
-	$(RUN) python tools/faults/faults.py --kills $(or $(KILLS),250) $(if $(AGENT),--agent $(AGENT)) $(if $(SEED),--seed $(SEED))
+faults: ## Issue 37: each agent's bundled session, the plugin killed (SIGKILL, SIGTERM) at sampled write, fsync, rename, lock and answer points, then crowded and starved (tools/faults/cases.py), and what must hold checked after each (KILLS=250, CASES=10 runs of each case per agent, AGENT=, SEED=)
+	$(RUN) python tools/faults/faults.py --kills $(or $(KILLS),250) --cases $(or $(CASES),10) $(if $(AGENT),--agent $(AGENT)) $(if $(SEED),--seed $(SEED))
 
 # The README's "Adding an agent" says what is left to write after this.
 new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=cmd] [CONFIG_DIR=.dir]

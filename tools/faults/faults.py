@@ -49,10 +49,12 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,8 @@ _extra_env: dict[str, str] = {}
 """Added to the plugin calls of one step (the fault point, the trace)."""
 _sandbox: list[Path] = []
 _reading_writes: list[str] = []
+_wrapper: list[Path] = []
+"""A directory of wrappers (``cases.as_user``): while set, every plugin runs through its wrapper there."""
 
 
 def _patch_plugins() -> None:
@@ -108,6 +112,12 @@ def _patch_plugins() -> None:
         return {**env_of(self), **_base_env, **_extra_env}
 
     def run(self: Plugin, subcommand: str, *args: str, **kwargs: Any) -> Any:
+        if _wrapper:
+            wrapped = Plugin(
+                str(_wrapper[0] / Path(self.path).name), self.name, self.repo_root, self.base_env
+            )
+            wrapped.info, wrapped.calls, wrapped.violations = self.info, self.calls, self.violations
+            return run_of(wrapped, subcommand, *args, **kwargs)
         if subcommand not in READING or not _sandbox:
             return run_of(self, subcommand, *args, **kwargs)
         before = snapshot(_sandbox[0])
@@ -153,9 +163,11 @@ def _differences(before: dict[str, tuple[int, int, int]], after: dict[str, tuple
 class Session:
     """One agent's bundled session in the sandbox ``root`` (always the same path: ids and views name it)."""
 
-    def __init__(self, manifest: Path, root: Path) -> None:
+    def __init__(self, manifest: Path, root: Path, env: dict[str, str] | None = None) -> None:
         self.manifest = manifest
         self.root = root
+        self.env = env or {}
+        """Over the plugins' environment (``cases``: a state directory shared with another sandbox)."""
         self.replay = demo.Replay(manifest, root)
         self.agent: str = self.replay.spec["agent"]
         self.steps: list[dict[str, Any]] = [{"enable": True}, *self.replay.spec["steps"], {"disable": True}]
@@ -173,6 +185,7 @@ class Session:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.replay.home), "LANG": "C.UTF-8",
                "TMPDIR": str(self.root / "tmp"), "ENTIRE_AGENT_FRONT": "0"}  # fmt: skip
         env.update({k: self.replay.expand(v) for k, v in self.replay.spec.get("env", {}).items()})
+        env.update(self.env)
         self.sim = Simulator(self.replay.repo, state_dir=self.root / "state", env=env)
 
     def run(self, index: int) -> dict[str, Any]:
@@ -232,6 +245,7 @@ def torn(root: Path) -> list[str]:
     import yaml
 
     problems: list[str] = []
+    mine = (root / "repo" / ".entire" / "tmp", root / "home" / ".local")
     for base in (root / "repo", root / "home"):
         for directory, dirs, files in os.walk(base):
             dirs[:] = [d for d in dirs if d not in (".git", "sim")]
@@ -245,8 +259,10 @@ def torn(root: Path) -> list[str]:
                         for line in data.splitlines():
                             if line.strip():
                                 json.loads(line)
-                    elif path.suffix == ".json" and data.strip():
-                        json.loads(data)
+                    elif path.suffix == ".json" and (
+                        data.strip() or any(path.is_relative_to(p) for p in mine)
+                    ):
+                        json.loads(data)  # a file of ours is never empty: we write a JSON value whole
                     elif path.suffix == ".toml":
                         tomllib.loads(data.decode("utf-8"))
                     elif path.suffix in (".yml", ".yaml"):
@@ -351,6 +367,10 @@ class Harness:
         self.reference_files: dict[str, str] = {}
         self.reference_torn: list[set[str]] = []
         self.reference_ours: set[str] = set()
+        self.ours_before: list[set[str]] = []
+        self.last_attempt: dict[str, Any] = {}
+        """The faulted step's result in the last ``trial`` (for the report)."""
+        """Per step, our files before it ran (where a resource fault finds something to break)."""
         self.points: list[tuple[int, str, int, str, str]] = []
 
     def prepare(self) -> None:
@@ -361,6 +381,7 @@ class Harness:
         session.attach()
         trace = self.work / "trace"
         for index in range(len(session.steps)):
+            self.ours_before.append(ours(session.root))
             trace.unlink(missing_ok=True)
             _extra_env.clear()
             _extra_env["ENTIRE_FAULT_TRACE"] = str(trace)
@@ -376,35 +397,67 @@ class Harness:
         self.reference_ours = ours(session.root)
 
     def kill(self, point: tuple[int, str, int, str, str], signal: str) -> dict[str, list[str]]:
+        """One run killed at ``point`` with ``signal``: the problems found, by kind."""
+        index, subcommand, k = point[:3]
+        once = self.work / "died"
+
+        def attempt(session: Session, problems: dict[str, list[str]]) -> dict[str, Any]:
+            once.unlink(missing_ok=True)
+            _extra_env.update({"ENTIRE_FAULT_AT": f"{subcommand}:*#{k}", "ENTIRE_FAULT_SIGNAL": signal,
+                               "ENTIRE_FAULT_ONCE": str(once)})  # fmt: skip
+            try:
+                return session.run(index)
+            finally:
+                _extra_env.clear()
+                if not once.exists():
+                    problems["unreached"].append(
+                        f"step {index}: the fault point {subcommand}:*#{k} was never reached"
+                    )
+
+        return self.trial(index, attempt, killed=True)
+
+    def trial(self, index: int, attempt: Callable[[Session, dict[str, list[str]]], dict[str, Any]], *,
+              killed: bool = False, torn_after: bool = True, setup: Callable[[Session], object] | None = None,
+              recover: Callable[[], object] | None = None, finish: Callable[[dict[str, list[str]]], object] | None = None,
+              also_ours: frozenset[str] = frozenset(), clean_after: bool = True) -> dict[str, list[str]]:  # fmt: skip
         """One faulted run, from a fresh sandbox: the problems found, by kind.
+
+        ``attempt`` runs step ``index`` under the fault. A killed step (``killed``) may fail any way;
+        under any other fault, the step fails in one line naming the program or succeeds, and its
+        checkpoints are absent only when it failed (visibly), and the host's fallback is no excuse.
+        ``torn_after``: every file parses right after the attempt (not where the fault tore a file by
+        hand). ``setup`` runs on the new sandbox, ``recover`` after the attempt (the fault lifted, as a
+        user would), before the step runs again; ``finish`` after the session's last step. ``also_ours``:
+        files of ours the sandbox may hold besides the unfaulted run's (another sandbox's, sharing it).
+        ``clean_after``: a step that was not killed leaves no temporary file, ``.next`` or shared lock
+        behind it, even when it failed (not where another process still runs).
 
         Fresh, not a copy of the sandbox as it stood: a copy gives every file a new inode, and what an
         agent's state remembers of a file (Aider's history, a view) would see it replaced.
         """
-        index, subcommand, k = point[:3]
         session = self.session
         session.create()
+        if setup is not None:
+            setup(session)
         session.attach()
         before = [session.run(earlier) for earlier in range(index)]
         if any(result["failed"] for result in before):
             raise RuntimeError(f"a step before {index} fails without a fault")
         problems: dict[str, list[str]] = {kind: [] for kind in KINDS}
-        once = self.work / "died"
-        once.unlink(missing_ok=True)
-        _extra_env.update({"ENTIRE_FAULT_AT": f"{subcommand}:*#{k}", "ENTIRE_FAULT_SIGNAL": signal,
-                           "ENTIRE_FAULT_ONCE": str(once)})  # fmt: skip
-        try:
-            attempt = session.run(index)
-        finally:
-            _extra_env.clear()
-        if not once.exists():
-            problems["unreached"].append(
-                f"step {index}: the fault point {subcommand}:*#{k} was never reached"
-            )
-        results = [attempt]
-        expected = self.reference_torn[index] | (self.reference_torn[index - 1] if index else set())
-        problems["torn"] += [f"right after the kill: {p}" for p in torn(session.root) if p not in expected]
-        if attempt["failed"]:
+        first = self.last_attempt = attempt(session, problems)
+        if first["failed"] and not killed and not _one_line_naming(first["failed"], session.agent):
+            problems["hook"].append(f"step {index} under the fault: {first['failed']}")
+        results = [first]
+        if torn_after:
+            expected = self.reference_torn[index] | (self.reference_torn[index - 1] if index else set())
+            problems["torn"] += [
+                f"right after the fault: {p}" for p in torn(session.root) if p not in expected
+            ]
+        if clean_after and not killed:
+            problems["leftover"] += [f"right after the fault: {p}" for p in leftovers(session.root)]
+        if recover is not None:
+            recover()
+        if first["failed"]:
             again = session.run(index)  # the agent's next hook: the host sees it afresh
             results.append(again)
             if again["failed"] and not _one_line_naming(again["failed"], session.agent):
@@ -413,22 +466,30 @@ class Harness:
         for offset, result in enumerate(later, index + 1):
             if result["failed"]:
                 problems["hook"].append(f"step {offset}: {result['failed']}")
-        self._compare(index, before, results, later, problems)
-        problems["torn"] += [p for p in torn(session.root) if p not in self.reference_torn[-1]]
-        problems["leftover"] += leftovers(session.root)
+        if finish is not None:
+            finish(problems)
+        self._compare(index, before, results, later, problems, excused=killed)
+        self.end_checks(session.root, problems, also_ours)
+        return problems
+
+    def end_checks(
+        self, root: Path, problems: dict[str, list[str]], also_ours: frozenset[str] = frozenset()
+    ) -> None:
+        """What must hold of the sandbox ``root`` when the session is over (``disable`` done)."""
+        problems["torn"] += [p for p in torn(root) if p not in self.reference_torn[-1]]
+        problems["leftover"] += leftovers(root)
         problems["leftover"] += [f"{p} (the unfaulted run leaves no such file)"
-                                 for p in sorted(ours(session.root) - self.reference_ours)]  # fmt: skip
-        problems["lock"] += held_locks(session.root)
-        problems["process"] += processes(session.root)
-        final = agent_files(session.root)
+                                 for p in sorted(ours(root) - self.reference_ours - also_ours)]  # fmt: skip
+        problems["lock"] += held_locks(root)
+        problems["process"] += processes(root)
+        final = agent_files(root)
         if final != self.reference_files:
             changed = sorted(p for p in final.keys() | self.reference_files.keys()
                              if final.get(p) != self.reference_files.get(p))  # fmt: skip
             problems["agent-files"].append("differ from the unfaulted run: " + ", ".join(changed))
-        return problems
 
     def _compare(self, index: int, before: list[dict[str, Any]], results: list[dict[str, Any]],
-                 later: list[dict[str, Any]], problems: dict[str, list[str]]) -> None:  # fmt: skip
+                 later: list[dict[str, Any]], problems: dict[str, list[str]], *, excused: bool = True) -> None:  # fmt: skip
         """The events the host heard and the checkpoints it made, in order, against the unfaulted run's.
 
         Each sequence must be the unfaulted one but for the killed step's items, which may come twice (a
@@ -441,7 +502,7 @@ class Harness:
         host's doing: listed as ``host-fallback``, not ours.
         """
         fallback_until = index
-        if not results[0]["failed"]:
+        if not results[0]["failed"] and excused:
             ends = (j for j in range(index, len(self.reference))
                     if any(e.get("type") in (3, 5) for e in self.reference[j]["events"]))  # fmt: skip
             fallback_until = next(ends, len(self.reference) - 1)  # the turn's end: TurnEnd, else SessionEnd
@@ -452,8 +513,9 @@ class Harness:
             ]
             got += [(index, item) for result in results[1:] for item in result[kind]]
             got += [(step, item) for step, result in enumerate(later, index + 1) for item in result[kind]]
-            absent_ok = kind == "checkpoints"  # an event heard is never lost; a turn the host failed has none
-            until = fallback_until if not results[0]["failed"] else -1
+            # an event heard is never lost; a turn the host failed (visibly, unless killed) has no checkpoint
+            absent_ok = kind == "checkpoints" and (excused or bool(results[0]["failed"]))
+            until = fallback_until if not results[0]["failed"] and excused else -1
             for problem_kind, text in _align(want, got, index, until, absent_ok=absent_ok):
                 problems[label if problem_kind == "wrong" else problem_kind].append(text)
 
@@ -527,8 +589,10 @@ def _points_of(index: int, trace: Path) -> list[tuple[int, str, int, str, str]]:
 
 
 def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, points: list[str] | None = None,
-              fixed_signal: str | None = None, list_points: bool = False) -> dict[str, Any]:  # fmt: skip
-    """Every check after ``kills`` sampled kills of one agent's session (or at ``points``); a report dict."""
+              fixed_signal: str | None = None, list_points: bool = False, cases: list[str] | None = None,
+              per_case: int = 0) -> dict[str, Any]:  # fmt: skip
+    """Every check after ``kills`` sampled kills of one agent's session (or at ``points``), then ``per_case``
+    runs of each of ``cases`` (``cases.py``); a report dict."""
     harness = Harness(manifest, work)
     _reading_writes.clear()
     started = time.monotonic()
@@ -579,7 +643,13 @@ def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, po
         )
         out.flush()
     writes = sorted(set(reading))
+    case_report: dict[str, Any] = {}
+    if cases and per_case:
+        import cases as contention_and_resources
+
+        case_report = contention_and_resources.run(harness, list(cases), per_case, seed, out)
     return {
+        "cases": case_report,
         "agent": harness.session.agent, "points": len(harness.points), "kills": len(chosen),
         "by_subcommand": dict(by_subcommand), "failures": {k: failures[k] for k in KINDS},
         "reading_writes": writes, "details": details, "seconds": round(time.monotonic() - started, 1),
@@ -603,6 +673,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--list-points", action="store_true", help="print every point of the session and stop"
     )
+    parser.add_argument("--case", action="append", metavar="CASE", help="a contention or resource case "
+                        "(cases.py: " + ", ".join(_case_names()) + "; default: every one); repeatable")  # fmt: skip
+    parser.add_argument("--cases", type=int, default=0, help="runs of each case per agent (default 0)")
     parser.add_argument("--signal", choices=SIGNALS, help="always this signal (default: from the seed)")
     parser.add_argument("--pythonpath", metavar="DIR", help="put DIR first on the plugins' PYTHONPATH: a "
                         "sitecustomize.py there can break core on purpose, to see a check catch it")  # fmt: skip
@@ -615,19 +688,46 @@ def main(argv: list[str] | None = None) -> int:
             f"faults: no bundled session for {', '.join(unknown)}; there are: {', '.join(sorted(every))}\n"
         )
         return 2
+    chosen_cases = args.case or (list(_case_names()) if args.cases else [])
+    if set(chosen_cases) - set(_case_names()):
+        sys.stderr.write(
+            f"faults: no such case: {', '.join(sorted(set(chosen_cases) - set(_case_names())))}\n"
+        )
+        return 2
+    if args.cases and any(c in _mounting() for c in chosen_cases):
+        import cases as contention_and_resources
+
+        again = contention_and_resources.namespace_argv([str(Path(__file__).resolve()), *(argv or sys.argv[1:]),
+                                                        "--seed", str(seed)])  # fmt: skip
+        if again is not None:  # a full disk needs a tmpfs, which needs a mount namespace
+            sys.stdout.flush()
+            done = subprocess.run(
+                again, env={**os.environ, contention_and_resources.NAMESPACE_ENV: "1"}, check=False
+            )
+            return done.returncode
+        if not os.environ.get(contention_and_resources.NAMESPACE_ENV):
+            sys.stderr.write(
+                "faults: no mount namespace here (unshare --user --mount): the full-disk case is left out\n"
+            )
+            chosen_cases = [c for c in chosen_cases if c not in _mounting()]
     _patch_plugins()
     if args.pythonpath:
         _base_env["PYTHONPATH"] = os.pathsep.join(
             [os.path.abspath(args.pythonpath), os.environ.get("PYTHONPATH", "")]
         )
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="entire-faults-"))
-    print(f"faults: seed {seed} (repeat with --seed {seed}), {args.kills} kills per agent, in {work}")
+    print(
+        f"faults: seed {seed} (repeat with --seed {seed}), {args.kills} kills per agent"
+        + (f", {args.cases} runs of each of {', '.join(chosen_cases)}" if args.cases else "")
+        + f", in {work}"
+    )
     reports = []
     try:
         for agent in args.agent or sorted(every):
             print(f"{agent}:")
             reports.append(run_agent(every[agent], args.kills, seed, work / agent, sys.stdout,
-                                     points=args.point, fixed_signal=args.signal, list_points=args.list_points))  # fmt: skip
+                                     points=args.point, fixed_signal=args.signal, list_points=args.list_points,
+                                     cases=chosen_cases, per_case=args.cases))  # fmt: skip
     finally:
         _sandbox.clear()
         if not args.work:
@@ -651,11 +751,35 @@ def main(argv: list[str] | None = None) -> int:
             )
         for line in stale:
             print(f"  {KNOWN.name} lists a write no reading subcommand made any more: {line} (remove it)")
+        for case, result in report["cases"].items():
+            bad = {k: v for k, v in result["failures"].items() if k not in NOT_FAILURES}
+            noted = {k: v for k, v in result["failures"].items() if k in NOT_FAILURES}
+            failed = failed or bool(bad)
+            print(f"{report['agent']}: {case}: {result['runs']} runs; failing a check, by kind: {bad or 'none'}"
+                  + (f"; noted: {noted}" if noted else ""))  # fmt: skip
+            for line in result["details"]:
+                print(f"  {line}")
     if args.json:
         Path(args.json).write_text(json.dumps({"seed": seed, "agents": reports}, indent=2) + "\n")
     print(f"faults: seed {seed}: {'FAILED' if failed else 'all checks held'}")
     return 1 if failed else 0
 
 
+def _case_names() -> tuple[str, ...]:
+    import cases as contention_and_resources
+
+    return contention_and_resources.CASES
+
+
+def _mounting() -> frozenset[str]:
+    import cases as contention_and_resources
+
+    return contention_and_resources.MOUNTED
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    # As the module ``faults``, which cases.py imports: one copy of the harness's state, not two.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import faults
+
+    sys.exit(faults.main())

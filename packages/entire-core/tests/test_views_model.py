@@ -876,6 +876,54 @@ def test_a_view_file_without_metadata_is_read_in_the_frame_it_carries(tmp_path: 
     assert (frame.body, frame.end, frame.line(0), frame.line(99)) == (5, 6, 5, 6)
 
 
+def test_metadata_that_cannot_be_read_fails_the_call_instead_of_being_taken_as_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Taken as none, the view was rebuilt without its marks and the turn's checkpoint came out a line
+    # short (make faults, case unreadable: the metadata mode 000); absent or torn, it is none.
+    t = small_session(tmp_path)
+    file = views.View.for_session(t.owner, t.fmt, SESSION).file
+    assert file.load()["v"] == 2
+    real_open = open
+
+    def unreadable(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path) == file.meta_path:
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", unreadable)
+    with pytest.raises(PermissionError):
+        file.load()
+    monkeypatch.undo()
+    Path(file.meta_path).write_bytes(b'{"v": 2, "view_si')
+    assert file.load() == {}
+    Path(file.meta_path).unlink()
+    assert file.load() == {}
+
+
+def test_a_rewrite_that_fails_to_write_leaves_no_next_file_and_the_view_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make faults, case full-disk: the write of <view>.next failed (ENOSPC) and the file stayed.
+    t = small_session(tmp_path)
+    file = views.View.for_session(t.owner, t.fmt, SESSION).file
+    file.meta = file.load()
+    before = Path(t.path).read_bytes(), dict(file.meta)
+    real_write = os.write
+
+    def full(fd: int, data: Any) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}") == file.next_path:
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError, match="No space"):
+        file.write_whole(b"x" * 100 + b"\n", 1)
+    monkeypatch.undo()
+    assert not os.path.exists(file.next_path)
+    assert (Path(t.path).read_bytes(), file.load()) == before
+
+
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
     t = small_session(tmp_path)
     assert views.View.for_session(t.owner, t.fmt, "not-made-yet").end() == 0

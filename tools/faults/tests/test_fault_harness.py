@@ -57,3 +57,28 @@ def test_each_check_catches_its_defect(
     assert code == 0 and not any(agents[agent]["failures"].values()), out
     code, agents, out = _faults(tmp_path, *args, "--pythonpath", str(SABOTAGE / sabotage))
     assert code == 1 and agents[agent]["failures"][kind] == 1, out
+
+
+def test_a_fixed_seed_slice_of_the_contention_and_resource_cases_holds(tmp_path: Path) -> None:
+    cases = ["concurrent-hook", "stale-lock", "view-truncated", "unreadable"]
+    code, agents, out = _faults(tmp_path, "--agent", "qwen-code", "--kills", "0", "--cases", "1",
+                                *[a for c in cases for a in ("--case", c)], "--seed", "37")  # fmt: skip
+    assert code == 0, out
+    report = agents["qwen-code"]["cases"]
+    assert sorted(report) == sorted(cases) and all(r["runs"] == 1 for r in report.values()), out
+    assert all(not set(r["failures"]) - {"known"} for r in report.values()), out
+
+
+@pytest.mark.parametrize(
+    ("sabotage", "case", "seed", "kind"),
+    [
+        ("no-takeover", "stale-lock", "1", "hook"),  # a lock file left by a killed holder is never taken over
+        ("no-discard", "full-disk", "2", "leftover"),  # a write that failed leaves its temporary file
+    ],
+)
+def test_each_case_catches_its_defect(tmp_path: Path, sabotage: str, case: str, seed: str, kind: str) -> None:
+    args = ["--agent", "qwen-code", "--kills", "0", "--cases", "1", "--case", case, "--seed", seed]
+    code, agents, out = _faults(tmp_path, *args)
+    assert code == 0 and not agents["qwen-code"]["cases"][case]["failures"], out
+    code, agents, out = _faults(tmp_path, *args, "--pythonpath", str(SABOTAGE / sabotage))
+    assert code == 1 and agents["qwen-code"]["cases"][case]["failures"].get(kind) == 1, out

@@ -56,13 +56,17 @@ class ViewFile:
         """The metadata of a v1 view, until it is rebuilt (``views.legacy``)."""
 
     def load(self) -> dict[str, Any]:
-        """The committed metadata (empty when there is none, or only a v1 view's, kept as ``legacy``)."""
+        """The committed metadata (empty when there is none, or only a v1 view's, kept as ``legacy``).
+
+        Metadata that is there but cannot be read (its mode, an I/O error) raises: taken as none, the
+        view would be rebuilt without what it records, and a checkpoint come out wrong instead of failing.
+        """
         from entire_core import _json, jsonvalues
 
         try:
             with open(self.meta_path, "rb") as f:
                 meta = jsonvalues.obj(_json.loads(f.read()))
-        except (OSError, ValueError):
+        except (FileNotFoundError, NotADirectoryError, ValueError):  # none, or torn: rebuilt
             return {}
         if meta.get("v") == VERSION:
             return meta
@@ -114,13 +118,17 @@ class ViewFile:
         fsutil.remove_file(self.next_path)
         fd = os.open(self.next_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-            st = os.fstat(fd)
-        finally:
-            os.close(fd)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+        except OSError:  # a full disk: nothing is committed yet, and nothing of the attempt may stay
+            fsutil.remove_file(self.next_path)
+            raise
         self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines, pad=0)
         self.save(durable=True)
         os.replace(self.next_path, self.path)
