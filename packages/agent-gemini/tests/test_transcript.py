@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from entire_agent_google_gemini import transcript
@@ -236,7 +237,7 @@ def test_a_turn_end_reads_only_the_bytes_after_the_turn_start(
 ) -> None:
     chat = tmp_path / "session-2026-11-30T03-02-s1.jsonl"
     chat.write_bytes(jsonl(HEADER, user("u1", "first"), gemini("g1", "ok", toolCalls=[write("/r/a.txt")])))
-    start = agent.get_transcript_position(str(chat))  # TurnStart: remembers where line 3 ends
+    start = agent.get_transcript_position(str(chat))  # TurnStart: a count, written nowhere (issue 37)
     assert start == 3
     with chat.open("ab") as f:
         f.write(jsonl(user("u2", "second"), gemini("g2", "done", toolCalls=[write("b.txt")])))
@@ -248,6 +249,39 @@ def test_a_turn_end_reads_only_the_bytes_after_the_turn_start(
     monkeypatch.setattr(GeminiAgent, "_chat", whole_file_read)
     assert agent.extract_modified_files(str(chat), start) == full == (["b.txt"], 5)
     assert agent.extract_prompts(str(chat), start) == ["second"]
-    chat.write_bytes(jsonl(HEADER, user("u9", "replaced")))  # another file: the remembered byte is refused
+    chat.write_bytes(jsonl(HEADER, user("u9", "replaced")))  # fewer lines than the start: the whole chat
     monkeypatch.undo()
     assert agent.extract_prompts(str(chat), start) == ["replaced"]  # offset past the end: from 0
+
+
+def test_a_turn_end_counts_from_where_the_last_prepare_left_the_chat(
+    agent: GeminiAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """prepare-transcript (it writes) leaves where the chat ends; the next turn's reads (they do not)
+    count the turn start's line from there, not from the first byte, and write nothing (issue 37)."""
+    from entire_core import offsets
+
+    chat = tmp_path / "session-2026-11-30T03-02-s1.jsonl"
+    chat.write_bytes(jsonl(HEADER, user("u1", "first"), gemini("g1", "ok", toolCalls=[write("/r/a.txt")])))
+    agent.prepare_transcript(str(chat))  # turn 1 ends
+    store = agent.scratch().path("positions.json")
+    assert offsets.LinePositions(store).byte_of(str(chat), 3) == chat.stat().st_size
+    kept = Path(store).read_bytes(), Path(store).stat().st_mtime_ns
+    with chat.open("ab") as f:
+        f.write(jsonl({"$set": {"summary": "a title"}}))
+    start = agent.get_transcript_position(str(chat))  # turn 2 starts
+    with chat.open("ab") as f:
+        f.write(jsonl(user("u2", "second"), gemini("g2", "done", toolCalls=[write("b.txt")])))
+    counted: list[tuple[int, int]] = []
+    after_lines = offsets._after_lines  # pyright: ignore[reportPrivateUsage]
+
+    def spy(f: Any, begin: int, lines: int) -> int | None:
+        counted.append((begin, lines))
+        return after_lines(f, begin, lines)
+
+    monkeypatch.setattr(offsets, "_after_lines", spy)
+    assert agent.extract_modified_files(str(chat), start) == (["b.txt"], 6)
+    assert agent.extract_prompts(str(chat), start) == ["second"]
+    mark = len(jsonl(HEADER, user("u1", "first"), gemini("g1", "ok", toolCalls=[write("/r/a.txt")])))
+    assert counted == [(mark, 1), (mark, 1)]  # the title's line only
+    assert (Path(store).read_bytes(), Path(store).stat().st_mtime_ns) == kept

@@ -30,6 +30,7 @@ def test_every_section_is_a_mixin_of_agent_contract() -> None:
         "HooksContract",
         "ViewsContract",
         "AnalyzerContract",
+        "ReadingContract",
     ]
     assert all(issubclass(k, ContractBase) for k in SECTIONS)
 

@@ -273,6 +273,27 @@ def test_marks_of_a_replaced_file_are_forgotten(tmp_path: Path) -> None:
     assert positions.byte_of(str(path), 3) == 7
 
 
+def test_line_end_counts_from_the_nearest_true_mark_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"a\nbb\nccc\ndddd\ntail")
+    store = tmp_path / "positions.json"
+    positions = offsets.LinePositions(str(store))
+    assert [positions.line_end(str(path), n) for n in range(6)] == [0, 2, 5, 9, 14, None]  # no mark: counted
+    assert not store.exists()  # a reader leaves no store behind (issue 37)
+    positions.remember(str(path), 1, 5)  # a wrong mark, trusted (a newline precedes byte 5): it is used
+    positions.remember(str(path), 3, 9)
+    written = store.read_bytes(), store.stat().st_mtime_ns
+    assert [positions.line_end(str(path), n) for n in range(6)] == [0, 5, 9, 9, 14, None]
+    assert (store.read_bytes(), store.stat().st_mtime_ns) == written
+    positions.remember(str(path), 2, 4)  # no newline before byte 4: the mark below it counts instead
+    assert positions.line_end(str(path), 2) == 9
+    replaced = tmp_path / "new.jsonl"
+    replaced.write_bytes(path.read_bytes())
+    replaced.replace(path)  # another file: no mark of the old one holds
+    assert [positions.line_end(str(path), n) for n in range(6)] == [0, 2, 5, 9, 14, None]
+    assert positions.line_end(str(tmp_path / "missing"), 1) is None
+
+
 def test_line_positions_at_the_first_bytes(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"ab\n")
@@ -288,7 +309,7 @@ def test_line_positions_at_the_first_bytes(tmp_path: Path) -> None:
 FILES = [b"".join(p) for n in range(6) for p in itertools.product((b"a", b"\n"), repeat=n)]
 
 
-def test_count_newlines_and_line_start_in_agree_with_a_split_at_every_block_size(
+def test_count_newlines_line_start_in_and_line_end_agree_with_a_split_at_every_block_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "t"
@@ -303,9 +324,12 @@ def test_count_newlines_and_line_start_in_agree_with_a_split_at_every_block_size
                         block,
                     )
             starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
+            positions = offsets.LinePositions(str(tmp_path / "none.json"))
             for line in range(len(starts) + 2):
                 want = starts[line] if line < len(starts) else len(data)
                 assert offsets.line_start_in(str(path), 0, line) == want, (data, block, line)
+                exact = starts[line] if line < len(starts) else None  # line_end: None past the last line
+                assert positions.line_end(str(path), line) == exact, (data, block, line)
 
 
 def test_the_first_line_is_read_whole_up_to_64_mib_only(tmp_path: Path) -> None:

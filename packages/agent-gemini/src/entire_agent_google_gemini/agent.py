@@ -204,8 +204,8 @@ class GeminiAgent(
     def _messages_after(self, path: str, offset: int) -> tuple[list[dict[str, Any]], int]:
         """The messages written after line ``offset`` and the position read up to.
 
-        Reads only the new bytes when an earlier call (TurnStart's position) noted where that line
-        ends; otherwise the whole chat, repaired as ``sessionfile.read`` does.
+        Reads only the bytes after that line of a healthy chat (``sessionfile.tail_lines``); otherwise
+        the whole chat, repaired as ``sessionfile.read`` does.
         """
         from entire_agent_google_gemini import sessionfile, transcript
 
@@ -218,7 +218,7 @@ class GeminiAgent(
     def get_transcript_position(self, path: str) -> int:
         from entire_agent_google_gemini import sessionfile
 
-        quick = sessionfile.quick_position(path, self.scratch(), trusted=self._is_jsonl_view(path))
+        quick = sessionfile.quick_position(path, trusted=self._is_jsonl_view(path))
         return quick if quick is not None else self._chat(path).position
 
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:

@@ -149,32 +149,31 @@ def _plainly_healthy(path: str) -> bool:
     return head is not None and header_session(head) is not None and has_conversation(head)
 
 
-def quick_position(path: str, scratch: Scratch, *, trusted: bool = False) -> int | None:
-    """The line count of a healthy chat file, counted without parsing and remembered for ``tail_lines``.
+def quick_position(path: str, *, trusted: bool = False) -> int | None:
+    """The line count of a healthy chat file, counted without parsing.
 
     None when the file needs ``read``'s repairs (stray, recreated or legacy): the caller parses then.
-    A ``trusted`` file (a view, always a healthy chat) is counted as it is.
+    A ``trusted`` file (a view, always a healthy chat) is counted as it is. Only reads: a reading
+    subcommand changes no file (issue 37), so nothing is remembered here.
     """
     if not (trusted or _plainly_healthy(path)):
         return None
     from entire_core import offsets
 
-    lines, end = offsets.count_lines(path)
-    _positions(scratch).remember(path, lines, end)
-    return lines
+    return offsets.count_lines(path)[0]
 
 
 def tail_lines(path: str, scratch: Scratch, offset: int, *, trusted: bool = False) -> list[bytes] | None:
-    """The complete lines after line ``offset``, read from where an earlier call saw that line end.
+    """The complete lines after line ``offset``, without parsing what comes before it.
 
-    A TurnStart remembers where its position falls, so the TurnEnd reads only the turn's bytes instead
-    of the whole chat. None when that is not known or the file needs ``read``'s repairs.
+    A TurnEnd reads only the turn's bytes: where line ``offset`` ends is counted from the nearest mark
+    ``prepare`` left at an earlier turn's end (``LinePositions.line_end``), or from the start at memory
+    speed. Only reads. None when the file has fewer lines or needs ``read``'s repairs.
     """
-    if offset <= 0:
+    if offset <= 0 or not (trusted or _plainly_healthy(path)):
         return None
-    positions = _positions(scratch)
-    byte = positions.byte_of(path, offset)
-    if byte is None or not (trusted or _plainly_healthy(path)):
+    byte = _positions(scratch).line_end(path, offset)
+    if byte is None:
         return None
     try:
         with open(path, "rb") as f:
@@ -183,9 +182,7 @@ def tail_lines(path: str, scratch: Scratch, offset: int, *, trusted: bool = Fals
     except OSError:
         return None
     end = tail.rfind(b"\n") + 1
-    lines = tail[:end].split(b"\n")[:-1] if end else []
-    positions.remember(path, offset + len(lines), byte + end)
-    return lines
+    return tail[:end].split(b"\n")[:-1] if end else []
 
 
 def prepare(path: str, scratch: Scratch) -> None:
@@ -203,9 +200,14 @@ def prepare(path: str, scratch: Scratch) -> None:
     if not _healthy(best):
         return  # not a Gemini chat file we can vouch for; leave it alone
     current = _read(path)
-    if current is None or (header_session(current) is None and not _is_legacy(current)):
+    written = current is None or (header_session(current) is None and not _is_legacy(current))
+    if written:
         fsutil.atomic_write(path, best)
     copy = copy_path(scratch, path)
-    complete = _complete(best) if not _is_legacy(best) else best
+    legacy = _is_legacy(best)
+    complete = _complete(best) if not legacy else best
     if _read(copy) != complete:
         fsutil.atomic_write(copy, complete)
+    if not legacy and (written or current == best):
+        # Where this turn's end falls, for the next turn's reads to count from (``tail_lines``).
+        _positions(scratch).remember(path, complete.count(b"\n"), len(complete))

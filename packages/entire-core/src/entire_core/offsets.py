@@ -334,13 +334,33 @@ def count_lines(path: str) -> tuple[int, int]:
     return lines, end
 
 
+def _after_lines(f: BinaryIO, begin: int, lines: int) -> int | None:
+    """The byte after the ``lines``-th newline of the open file ``f`` from ``begin``; None when it has fewer."""
+    position = begin
+    if lines <= 0:
+        return position
+    f.seek(begin)
+    while block := f.read(_BLOCK):
+        found = block.count(b"\n")
+        if found < lines:
+            lines -= found
+            position += len(block)
+            continue
+        at = -1
+        for _ in range(lines):
+            at = block.find(b"\n", at + 1)
+        return position + at + 1
+    return None
+
+
 class LinePositions:
     """Where a line count falls in a file, remembered across processes in a small JSON file.
 
-    A plugin whose offsets count lines can only skip to an offset by reading everything before it.
-    Remembering, when a position is handed out, the byte at which it falls lets the next call seek
-    there and read only what follows. A remembered byte is trusted only while the file is the same
-    one (device and inode), long enough, and has a newline just before that byte.
+    A plugin whose offsets count lines can only skip to an offset by counting the newlines before it.
+    A mark a writing subcommand left (``remember``) lets a later call start counting there instead of
+    at the start of the file; the reading subcommands only look (``line_end``), and so change no file
+    (issue 37). A mark is trusted only while the file is the same one (device and inode), long enough,
+    and has a newline just before its byte.
     """
 
     KEEP = 16
@@ -358,28 +378,45 @@ class LinePositions:
             return {}
         return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
 
-    def byte_of(self, path: str, lines: int) -> int | None:
-        """The byte offset after the first ``lines`` complete lines of ``path``, if known and still true."""
+    def _nearest(self, f: BinaryIO, path: str, lines: int) -> tuple[int, int]:
+        """The trusted mark of the open file ``f`` (named ``path``) nearest at or before ``lines``; (0, 0) if none."""
         from entire_core import jsonvalues
 
         entry = jsonvalues.obj(self._load().get(os.path.realpath(path)))
+        st = os.fstat(f.fileno())
+        if [st.st_dev, st.st_ino] != entry.get("file"):
+            return 0, 0
         marks = {jsonvalues.integer(m[0]): jsonvalues.integer(m[1]) for m in jsonvalues.array(entry.get("marks"))
                  if len(jsonvalues.array(m)) == 2}  # fmt: skip
-        if lines not in marks:
-            return None
-        byte = marks[lines]
+        for known in sorted((n for n in marks if 0 < n <= lines), reverse=True):
+            byte = marks[known]
+            if 0 < byte <= st.st_size:
+                f.seek(byte - 1)
+                if f.read(1) == b"\n":
+                    return known, byte
+        return 0, 0
+
+    def byte_of(self, path: str, lines: int) -> int | None:
+        """The byte offset after the first ``lines`` complete lines of ``path``, if remembered and still true."""
         try:
             with open(path, "rb") as f:
-                st = os.fstat(f.fileno())
-                if [st.st_dev, st.st_ino] != entry.get("file") or st.st_size < byte:
-                    return None
-                if byte > 0:
-                    f.seek(byte - 1)
-                    if f.read(1) != b"\n":
-                        return None
+                known, byte = self._nearest(f, path, lines)
         except OSError:
             return None
-        return byte
+        return byte if known == lines else None  # line 0 ends at byte 0 of any file
+
+    def line_end(self, path: str, lines: int) -> int | None:
+        """The byte offset after the first ``lines`` complete lines of ``path``; None when it has fewer.
+
+        Only reads: newlines are counted from the nearest trusted mark at or before ``lines`` (from the
+        start of the file without one), block by block at memory speed, never parsed.
+        """
+        try:
+            with open(path, "rb") as f:
+                known, byte = self._nearest(f, path, lines)
+                return _after_lines(f, byte, lines - known)
+        except OSError:
+            return None
 
     def remember(self, path: str, lines: int, byte: int) -> None:
         """Note that the first ``lines`` complete lines of ``path`` end at ``byte`` (best effort)."""

@@ -16,9 +16,9 @@ standard test method, of any section, is an error (``test_no_overridden_standard
 ``AgentContract`` combines one mixin per section, each in a module of its own on ``ContractBase``
 (``contract_base``: the settings an agent's class sets, its hooks, the fixtures): ``contract_info``,
 ``contract_sessions``, ``contract_transcripts``, ``contract_doctor``, ``contract_hooks``,
-``contract_views`` and ``contract_analyzer``. The kit's data is in ``cases`` (``TranscriptCase``,
-``HookCase``, ``UsageCase``, hostile ids, tricky config files), calling and checking answers in ``checks``
-(``Env``), and the support window's tests in ``window`` (``SupportWindowContract``).
+``contract_views``, ``contract_analyzer`` and ``contract_reading``. The kit's data is in ``cases``
+(``TranscriptCase``, ``HookCase``, ``UsageCase``, hostile ids, tricky config files), calling and checking
+answers in ``checks`` (``Env``), and the support window's tests in ``window`` (``SupportWindowContract``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from entire_core.testing.contract_analyzer import AnalyzerContract
 from entire_core.testing.contract_doctor import DoctorContract
 from entire_core.testing.contract_hooks import HooksContract
 from entire_core.testing.contract_info import InfoContract
+from entire_core.testing.contract_reading import ReadingContract
 from entire_core.testing.contract_sessions import SessionsContract
 from entire_core.testing.contract_transcripts import TranscriptsContract
 from entire_core.testing.contract_views import ViewsContract
@@ -37,6 +38,7 @@ __all__ = [
     "DoctorContract",
     "HooksContract",
     "InfoContract",
+    "ReadingContract",
     "SessionsContract",
     "TranscriptsContract",
     "ViewsContract",
@@ -51,6 +53,7 @@ class AgentContract(
     HooksContract,
     ViewsContract,
     AnalyzerContract,
+    ReadingContract,
 ):
     """Standard tests for one agent class. Subclass it in a ``test_*.py`` module."""
 
