@@ -191,6 +191,10 @@ class Fitter:
         if len(new) < len(data):
             self.file.write_whole(new, self.file.lines())
 
+    def shrunk(self, line: bytes) -> bytes | None:
+        """A view line as ``_shrink`` shortens it when its turn does not fit (None: it cannot be)."""
+        return self._shorten_view_line(line, SHRINK_TO)
+
     def _shorten_view_line(self, line: bytes, limit: int) -> bytes | None:
         if not self.fmt.wrap:
             return self.fmt.shorten(line, limit)
