@@ -60,12 +60,12 @@ Crash safety: the view's metadata (``.meta/<key>.json``) is the commit point. An
 committed is cut off again; a rewritten view is prepared as ``<view>.next``, the metadata names it,
 and only then is it renamed into place. Concurrent hooks are serialised by ``.meta/<key>.lock``.
 Metadata lost while the view is there (deleted, or torn) is read back from the view and the native file,
-the view going on exactly as it stands (``Follower.reclaim``); a view that no longer matches the native
+the view going on exactly as it stands (``views.reclaim``); a view that no longer matches the native
 file then fails every call on it, so that the CLI stores no checkpoint rather than one of another view.
 A view written by v1 (byte positions, a tag in its header) is rebuilt on first touch.
 
-The package: ``view`` (``View`` and what the subcommands call), ``follow`` (keeping up with the native
-file), ``rebase`` (keeping within the budget), ``header`` (a header's lines), ``store`` (the view file
+The package: ``view`` (``View`` and what the subcommands call), ``reclaim`` (a view's lost metadata read
+back), ``follow`` (keeping up with the native file), ``rebase`` (keeping within the budget), ``header`` (a header's lines), ``store`` (the view file
 and its metadata, where views live), ``frames`` and ``wire`` (reading view bytes), ``legacy`` (v1),
 ``format`` (what an agent declares: ``ViewFormat``, the budgets). Each uses only those after it, and
 is loaded when first used.

@@ -67,7 +67,7 @@ class ViewFile:
             with open(self.meta_path, "rb") as f:
                 meta = jsonvalues.obj(_json.loads(f.read()))
         except (FileNotFoundError, NotADirectoryError, ValueError):  # none, or torn: read back from the view
-            return {}  # (``Follower.reclaim``), or made anew when there is none
+            return {}  # (``views.reclaim``), or made anew when there is none
         if meta.get("v") == VERSION:
             return meta
         from entire_core.views import legacy  # any other metadata: v1's or none

@@ -130,6 +130,12 @@ class View:
         if self.file.legacy:
             self._upgrade(native, start, upto)
             return
+        if native is not None and not self.file.meta:  # lost, or never made: read back when there is a view
+            from entire_core.views.reclaim import reclaim
+
+            native = os.path.abspath(native)
+            if self.fmt.accepts(native):
+                reclaim(self.follower, native, start, upto)
         self.follower.catch_up(native, start=start, upto=upto, commit=commit)
 
     def _upgrade(self, native: str | None, start: int, upto: int | None) -> None:
