@@ -112,6 +112,22 @@ def test_a_spec_that_is_none_says_what_is_expected() -> None:
     assert faults.armed({"ENTIRE_FAULT_TRACE": "/t"}) and not faults.armed({"ENTIRE_FAULT_AT": ""})
 
 
+def test_a_subcommand_may_name_its_first_arguments_to_pick_one_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parse-hook --hook stop:<point>`` picks the Stop hook's call; ``parse-hook`` alone every hook's."""
+    monkeypatch.setattr(sys, "argv", ["entire-agent-x", "parse-hook", "--hook", "stop"])
+    assert faults.runs("") and faults.runs("parse-hook") and faults.runs("parse-hook --hook stop")
+    assert not faults.runs("parse-hook --hook session-end") and not faults.runs("parse")
+    assert not faults.runs("parse-hook --hook stop --more")
+    assert faults.parse("parse-hook --hook stop:write.renamed@/.meta/") == (
+        "parse-hook --hook stop",
+        "write.renamed",
+        "/.meta/",
+        1,
+    )
+    monkeypatch.setenv("ENTIRE_FAULT_AT", "parse-hook --hook session-end:write.renamed")
+    faults.reached("write.renamed", "/x/state.json")  # another hook's call: this process lives on
+
+
 def test_a_point_in_process_is_traced_and_passed_when_not_chosen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
