@@ -11,19 +11,22 @@
   runs inside it through ``nsenter``.
 - ``World``: a scratch repository with a home, ``XDG`` homes and ``TMPDIR`` of its own, and the
   environment the agent, ``entire`` and the plugins run with (telemetry and update checks off,
-  ``ENTIRE_PLUGIN_TRACE`` naming the trace of every plugin call).
+  ``ENTIRE_PLUGIN_TRACE`` naming the trace of every plugin call); with a ``Kill``, the fault point
+  that hangs a plugin call from one turn on, for the host's own timeout to kill it;
 - ``read_checkpoints(repo, backend)``: what the host stored, read with git from the checkpoint refs
   (``refs/entire/checkpoints/<xx>/<id>``) or from the ``entire/checkpoints/v1`` branch.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -49,6 +52,9 @@ BACKENDS = ("git-refs", "branch", "small-view")
 """The runs of each scenario: checkpoints in v0.10.3's default backend (one ref per checkpoint), in
 ``entire/checkpoints/v1``, and in the default backend again with the smallest view budget, so that the
 views re-base at every turn (``variant_env``)."""
+KILLED = "killed"
+"""One more run, in the default backend, of a scenario whose test names a ``Kill``: a plugin call hangs
+in the middle of a turn's end until the host kills it."""
 SMALL_VIEW = {"ENTIRE_VIEW_BUDGET": "4096"}
 """The plugins' smallest view budget (``entire_core.views.MIN_BUDGET``): a session past it at once."""
 
@@ -62,6 +68,22 @@ def variant_env(backend: str) -> dict[str, str]:
     """What a run's environment adds for its variant: the small view budget, reaching the plugins
     through the agent, its hooks and ``entire``."""
     return dict(SMALL_VIEW) if backend == "small-view" else {}
+
+
+@dataclass(frozen=True)
+class Kill:
+    """Where the ``killed`` run hangs a plugin call: from the start of the turn ``turn`` on, the first
+    plugin process to reach the fault point ``at`` (``ENTIRE_FAULT_AT``: ``[<subcommand>:]<point>...``,
+    ``entire_core.faults``) stops itself (``SIGSTOP``), and only that one (``ENTIRE_FAULT_ONCE``).
+    Nothing of ours ends it: the host's own timeout does (``defaultRunTimeout``, 30 s, then SIGKILL:
+    v0.10.3 ``agent/external/external.go``), unless the agent's timeout for the hook ends first."""
+
+    turn: str
+    at: str
+
+    def env(self, once: Path) -> dict[str, str]:
+        """The environment that arms it, ``once`` made beforehand: disarmed until ``World.turn_starts``."""
+        return {"ENTIRE_FAULT_AT": self.at, "ENTIRE_FAULT_SIGNAL": "STOP", "ENTIRE_FAULT_ONCE": str(once)}
 
 
 TRAILER = re.compile(r"^Entire-Checkpoint:\s*(\S+)\s*$", re.MULTILINE)
@@ -219,13 +241,15 @@ class World:
     """A scratch repository, a home and XDG homes of its own, and the environment its commands run with.
 
     With ``side_files`` (files a plugin reads besides the session files its hooks name), ``entire`` on
-    ``PATH`` notes them as each process finds them (``_side_file_wrapper``; ``side_states``)."""
+    ``PATH`` notes them as each process finds them (``_side_file_wrapper``; ``side_states``). With
+    ``kill``, every process of the world carries its fault point, armed when its turn starts."""
 
     def __init__(
         self, root: Path, ns: Namespace, paths: list[Path], entire: Path, *, side_files: tuple[Path, ...] = (),
-        **extra: str,
+        kill: Kill | None = None, **extra: str,
     ) -> None:  # fmt: skip
         self.root, self.ns = root, ns
+        self.kill, self.once, self.armed = kill, root / "fault-once", False
         self.repo, self.home = root / "repo", root / "home"
         self.trace = root / "trace.jsonl"
         self.side_trace = root / "side-files.jsonl"
@@ -258,8 +282,11 @@ class World:
             "GIT_COMMITTER_NAME": "User",
             "GIT_COMMITTER_EMAIL": "user@example.invalid",
             "GIT_CONFIG_NOSYSTEM": "1",
+            **(kill.env(self.once) if kill else {}),
             **extra,
         }
+        if kill:
+            self.once.touch()  # disarmed until its turn starts
         self.log: list[Run] = []
         # The agents' shell tools run login shells (`bash -lc`), whose /etc/profile resets PATH: the user's
         # profile puts `entire` and the plugins back, as a user's own profile does.
@@ -288,6 +315,16 @@ class World:
                 f"{' '.join(argv)}: exit {run.code}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
             )
         return run
+
+    def turn_starts(self, label: str) -> None:
+        """The agent's turn ``label`` starts: the kill's fault point is armed when this is its turn."""
+        if self.kill and label == self.kill.turn:
+            self.once.unlink()
+            self.armed = True
+
+    def killed(self) -> bool:
+        """Whether a plugin process reached the kill's point since it was armed (and stopped there)."""
+        return self.armed and self.once.exists()
 
     def entire(self, *args: str, check: bool = True) -> Run:
         return self.run(["entire", *args], check=check)
@@ -327,6 +364,63 @@ class World:
         if not self.side_trace.exists():
             return []
         return [json.loads(line) for line in self.side_trace.read_text(encoding="utf-8").splitlines() if line]
+
+    def processes_left(self, grace: float = 5.0) -> list[str]:
+        """The processes still running with this world's HOME (what the scenario started, and what they
+        started), after ``grace`` seconds; each is killed once listed (by its pid), so that none outlives
+        its run. A process whose environment cannot be read (another user's) is not ours."""
+        needle = f"HOME={self.home}".encode() + b"\0"
+
+        def running() -> dict[int, str]:
+            found: dict[int, str] = {}
+            for entry in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    if needle in Path(f"/proc/{entry}/environ").read_bytes():
+                        argv = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+                        found[int(entry)] = argv.decode(errors="replace").strip()[:160]
+                except OSError:
+                    continue
+            return found
+
+        deadline = time.monotonic() + grace
+        while (left := running()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return [f"pid {pid}: {argv}" for pid, argv in sorted(left.items())]
+
+    def files_left(self) -> list[str]:
+        """What a killed writer of ours may leave and must not: a temporary file of ``atomic_write``
+        (``.<name>.<writer>.tmp``; the agents' own, as Gemini CLI's ``projects.json.<uuid>.tmp``, are
+        theirs) or a view's ``.next`` anywhere in the world but ``.git``, a lock file in a directory
+        shared with other programs (``TMPDIR``, the plugins' state directories, but the views' own
+        ``.meta``), and a lock file anywhere that a process still holds."""
+        import fcntl
+
+        shared = (self.root / "tmp", self.root / "xdg-state")
+        found: list[str] = []
+        for directory, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in files:
+                path = Path(directory, name)
+                stray = (
+                    name.endswith(".lock")
+                    and path.parent.name != ".meta"
+                    and any(path.is_relative_to(place) for place in shared)
+                )
+                if (name.startswith(".") and name.endswith(".tmp")) or name.endswith(".next") or stray:
+                    found.append(str(path.relative_to(self.root)))
+                elif name.endswith(".lock"):
+                    with contextlib.suppress(OSError):
+                        fd = os.open(path, os.O_RDONLY)
+                        try:
+                            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        except BlockingIOError:
+                            found.append(f"{path.relative_to(self.root)} (held)")
+                        finally:
+                            os.close(fd)
+        return found
 
     def snapshot(self) -> dict[str, bytes]:
         """Every file of the work tree (but .git) and ``.git/config``, by relative path."""

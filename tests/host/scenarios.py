@@ -14,6 +14,9 @@ The scenario, per agent (what issue 24 asks):
 - ``entire doctor``, ``entire checkpoint list`` and ``checkpoint explain <id>``;
 - ``entire session resume <branch>`` after the session's files were deleted, then the agent resumes;
 - ``entire disable --uninstall --force``.
+
+With a ``Kill`` (``suite``'s killed run), the world carries its fault point, armed as its turn starts
+(``World.turn_starts``, called before each turn's prompt goes to the agent).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 from harness import (
     HERE,
+    Kill,
     Namespace,
     Run,
     World,
@@ -234,12 +238,14 @@ def _turn(
 ) -> tuple[Run, list[dict[str, Any]]]:
     """The agent's turn ``label`` (the command ``argv``): what it did and the requests it made."""
     start = requests.mark()
+    outcome.world.turn_starts(label)
     run = outcome.commands[label] = outcome.world.run(argv, check=check)
     return run, requests.all()[start:]
 
 
 def _disable(outcome: Outcome) -> None:
     world = outcome.world
+    outcome.facts["host_log"] = _read(world.repo / ".entire" / "logs" / "entire.log")  # disable removes it
     outcome.facts["before_disable"] = world.snapshot()
     outcome.commands["disable"] = world.entire("disable", "--uninstall", "--force", check=False)
     outcome.facts["after_disable"] = world.snapshot()
@@ -287,7 +293,7 @@ def _thread_id(run: Run) -> str:
     return ""
 
 
-def run_codex(work: Path, backend: str, plugins: Path, codex_bin: Path) -> Outcome:
+def run_codex(work: Path, backend: str, plugins: Path, codex_bin: Path, kill: Kill | None = None) -> Outcome:
     """The Codex scenario under the real host, with checkpoints in ``backend``."""
     import codex_driver  # pyright: ignore[reportMissingImports]
     import codex_host_server as server
@@ -295,7 +301,7 @@ def run_codex(work: Path, backend: str, plugins: Path, codex_bin: Path) -> Outco
     codex_home = work / "codex-home"
     codex_home.mkdir(parents=True)
     with Namespace() as ns:
-        world = World(work, ns, [plugins, codex_bin.parent, _node()], entire_bin(), CODEX_HOME=str(codex_home),
+        world = World(work, ns, [plugins, codex_bin.parent, _node()], entire_bin(), kill=kill, CODEX_HOME=str(codex_home),
                       SCRIPTED_API_KEY="scripted-not-a-secret", **variant_env(backend))  # fmt: skip
         files = {"README.md": "# e2e repo\n", "src/app.py": "print('the user app')\n"}
         outcome = _begin(world, "openai-codex", backend, files)
@@ -405,12 +411,14 @@ def _gemini_session(run: Run) -> str:
     return str(answer.get("session_id", "")) if isinstance(answer, dict) else ""
 
 
-def run_gemini(work: Path, backend: str, plugins: Path, gemini_bin: Path) -> Outcome:
+def run_gemini(
+    work: Path, backend: str, plugins: Path, gemini_bin: Path, kill: Kill | None = None
+) -> Outcome:
     """The Gemini CLI scenario under the real host, with checkpoints in ``backend``."""
     import gemini_host_server as server
 
     with Namespace() as ns:
-        world = World(work, ns, [plugins, gemini_bin.parent, _node()], entire_bin(), GEMINI_API_KEY="scripted",
+        world = World(work, ns, [plugins, gemini_bin.parent, _node()], entire_bin(), kill=kill, GEMINI_API_KEY="scripted",
                       GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_TELEMETRY_ENABLED="false", NO_BROWSER="1",
                       GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{GEMINI_PORT}", **variant_env(backend))  # fmt: skip
         (world.home / ".gemini").mkdir(parents=True)
@@ -517,7 +525,7 @@ def _aider_usage(requests: list[dict[str, Any]]) -> dict[str, int]:
     return {k: sum(AIDER_CALLS[call["kind"]][k] for call in calls) for k in TOKEN_KEYS}
 
 
-def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outcome:
+def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path, kill: Kill | None = None) -> Outcome:
     """Aider through our launcher (``entire-agent-aider run``) under the real host; Aider commits each edit
     itself (its auto-commits are the agent's own commits), and a text-only turn commits nothing."""
     import importlib
@@ -531,7 +539,7 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
     analytics = work / "analytics.jsonl"
     with Namespace() as ns:
         # The plugin's exact token counts come from Aider's analytics log: a side file the recording keeps.
-        world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), side_files=(analytics,),
+        world = World(work, ns, [plugins, aider_bin.parent], entire_bin(), side_files=(analytics,), kill=kill,
                       TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", LITELLM_LOCAL_MODEL_COST_MAP="True",
                       **variant_env(backend))  # fmt: skip
         caches = world.home / ".aider" / "caches"
@@ -569,6 +577,7 @@ def run_aider(work: Path, backend: str, plugins: Path, aider_bin: Path) -> Outco
             turns: dict[str, list[dict[str, Any]]] = {}
             for index, label in enumerate(("A1", "A2", "A3"), 1):
                 start = requests.mark()
+                world.turn_starts(label)
                 term.send(AIDER_PROMPTS[label] + "\r")
                 driver.wait_for(
                     lambda i=index: text().count(b"> Tokens: ") >= i, term, 90, f"turn {label} reply"
@@ -651,7 +660,7 @@ def _qwen_subagent(request: dict[str, Any]) -> bool:
     return "sub.txt task" in str(request.get("prompt", ""))
 
 
-def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome:
+def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill | None = None) -> Outcome:
     """The Qwen Code scenario under the real host, with checkpoints in ``backend``."""
     import time
 
@@ -659,7 +668,7 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
 
     qwen_home = work / "home" / ".qwen"
     with Namespace() as ns:
-        world = World(work, ns, [plugins, qwen_bin.parent, _node()], entire_bin(), QWEN_HOME=str(qwen_home),
+        world = World(work, ns, [plugins, qwen_bin.parent, _node()], entire_bin(), kill=kill, QWEN_HOME=str(qwen_home),
                       QWEN_RUNTIME_DIR=str(qwen_home), OPENAI_API_KEY="scripted", OPENAI_MODEL="qwen-scripted",
                       OPENAI_BASE_URL=f"http://127.0.0.1:{QWEN_PORT}/v1", QWEN_USAGE_STATISTICS_ENABLED="false",
                       QWEN_CODE_DISABLE_PRECONNECT="1", QWEN_DISABLE_AUTO_TITLE="1",
@@ -676,6 +685,7 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path) -> Outcome
                 start = requests.mark()
                 before = {p.stem for p in chats.glob("*.jsonl")}
                 resume = ["-r", session] if session else []
+                world.turn_starts(label)
                 outcome.commands[label] = world.run([str(qwen_bin), *resume, "-p", QWEN_PROMPTS[label], "--yolo"],
                                                     timeout=300)  # fmt: skip
                 if settle:  # a background subagent's result comes back after the first Stop

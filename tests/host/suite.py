@@ -1,40 +1,51 @@
 """One agent's ``host`` tests, made from what ``test_host_<agent>.py`` says of it: its scenario, the labels of
-the commits it checks, the run checks that apply, and its known faults.
+the commits it checks, the run checks that apply, where its plugin is killed, and its known faults.
 
 ``host_tests`` returns the fixture and the tests the module binds to these names, so their node ids are the
 module's own (``test_host_codex.py::test_checkpoint[git-refs-A1-prompt]``)::
 
-    outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget = host_tests(...)
+    outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget, test_killed = host_tests(...)
 
 - ``outcome``: the scenario, run once per checkpoint backend (``harness.BACKENDS``), recorded by
-  ``record.maybe_write``;
-- ``test_checkpoint``: each of ``checks.PER_COMMIT`` on each label's commit;
-- ``test_run``: each run check (``RUN_CHECKS``, or the agent's own list) on the whole run;
-- ``test_views_re_base_at_the_smallest_budget``: ``checks.check_rebased`` in the small-view run.
+  ``record.maybe_write``, and once more with the agent's ``Kill`` (``harness.KILLED``): a plugin call in
+  the middle of a turn's end hangs until the host's own timeout kills it; then what it left is noted
+  (``nothing_left``) and, where the killed turn's commit has no checkpoint, that label is ``absent``;
+- ``test_checkpoint``: each of ``checks.PER_COMMIT`` on each label's commit (in the killed run, the
+  killed turn's checkpoint exact or absent, never other: ``checks.absent``);
+- ``test_run``: each run check (``RUN_CHECKS``, or the agent's own list, and ``nothing_left``) on the
+  whole run;
+- ``test_views_re_base_at_the_smallest_budget``: ``checks.check_rebased`` in the small-view run;
+- ``test_killed``: ``checks.check_killed`` in the killed run.
 
-Known faults come in two kinds: ``known``, a (check, label) pair that fails in every run, is a strict
-``xfail`` with its reason; ``small_view_known``, a check that fails only in the small-view run, is held
-by ``checks.held`` (it must keep failing, with its reason, until fixed).
+Known faults come in three kinds: ``known``, a (check, label) pair that fails in every run, is a strict
+``xfail`` with its reason; ``small_view_known`` and ``killed_known``, a check that fails only in the
+small-view run or only in the killed run, are held by ``checks.held`` (each must keep failing, with its
+reason, until fixed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import checks
 import pytest
 import record
-from harness import BACKENDS, agent_binary
+from harness import BACKENDS, KILLED, Kill, agent_binary
 from scenarios import Outcome
 
 RUN_CHECKS = ("no_checkpoint_without_agent_work", "doctor", "list_and_explain", "resume", "resumed_agent",
               "disable")  # fmt: skip
-"""The checks made once on a whole run (``checks.check_<name>(outcome)``)."""
+"""The checks made once on a whole run (``checks.check_<name>(outcome)``), with ``nothing_left``."""
 
-Scenario = Callable[[Path, str, Path, Path], Outcome]
-"""``run_<agent>(work, backend, plugins, agent_bin)`` of ``scenarios``."""
+
+class Scenario(Protocol):
+    """``run_<agent>(work, backend, plugins, agent_bin, kill)`` of ``scenarios``."""
+
+    def __call__(
+        self, work: Path, backend: str, plugins: Path, agent_bin: Path, kill: Kill | None = None
+    ) -> Outcome: ...
 
 
 class HostTests(NamedTuple):
@@ -44,6 +55,7 @@ class HostTests(NamedTuple):
     test_checkpoint: Callable[..., None]
     test_run: Callable[..., None]
     test_views_re_base_at_the_smallest_budget: Callable[..., None]
+    test_killed: Callable[..., None]
 
 
 def host_tests(
@@ -52,24 +64,31 @@ def host_tests(
     scenario: Scenario,
     labels: tuple[str, ...],
     *,
+    kill: Kill,
     runs: tuple[str, ...] = RUN_CHECKS,
     known: Mapping[tuple[str, str], str] | None = None,
     small_view_known: Mapping[tuple[str, ...], str] | None = None,
+    killed_known: Mapping[tuple[str, ...], str] | None = None,
 ) -> HostTests:
-    """The tests of ``agent`` (its scratch directories named ``<short>-<backend>``), playing ``scenario``.
+    """The tests of ``agent`` (its scratch directories named ``<short>-<backend>``), playing ``scenario``,
+    and once more with ``kill`` (the killed turn's checkpoint label is the turn's: ``kill.turn``).
 
-    ``known`` maps a (check, label) pair to the reason it fails; ``small_view_known`` maps a key of
-    ``checks.held`` (``(label, check)`` or ``(check,)``) to the reason it fails in the small-view run.
+    ``known`` maps a (check, label) pair to the reason it fails; ``small_view_known`` and ``killed_known``
+    map a key of ``checks.held`` (``(label, check)`` or ``(check,)``) to the reason it fails in the
+    small-view run, in the killed run.
     """
     faults = dict(known or {})
-    small_view = dict(small_view_known or {})
+    held = {"small-view": dict(small_view_known or {}), KILLED: dict(killed_known or {})}
 
-    @pytest.fixture(scope="module", params=BACKENDS)
+    @pytest.fixture(scope="module", params=(*BACKENDS, KILLED))
     def outcome(
         request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, plugins: Path
     ) -> Outcome:
         binary = agent_binary(agent)
-        played = scenario(tmp_path_factory.mktemp(f"{short}-{request.param}"), request.param, plugins, binary)
+        variant = request.param
+        played = scenario(tmp_path_factory.mktemp(f"{short}-{variant}"), variant, plugins, binary,
+                          kill if variant == KILLED else None)  # fmt: skip
+        checks.note_what_is_left(played)
         record.maybe_write(played)
         return played
 
@@ -85,16 +104,21 @@ def host_tests(
 
     @pytest.mark.parametrize(("check", "label"), cases)
     def test_checkpoint(outcome: Outcome, check: str, label: str) -> None:
-        checks.held(
-            outcome, small_view, (label, check), lambda: getattr(checks, f"check_{check}")(outcome, label)
-        )
+        if checks.absent(outcome, label):
+            return  # the killed turn's commit without a checkpoint: allowed, as an exact one is
+        checks.held(outcome, held, (label, check), lambda: getattr(checks, f"check_{check}")(outcome, label))
 
-    @pytest.mark.parametrize("check", runs)
+    @pytest.mark.parametrize("check", (*runs, "nothing_left"))
     def test_run(outcome: Outcome, check: str) -> None:
-        checks.held(outcome, small_view, (check,), lambda: getattr(checks, f"check_{check}")(outcome))
+        checks.held(outcome, held, (check,), lambda: getattr(checks, f"check_{check}")(outcome))
 
     @pytest.mark.parametrize("outcome", ["small-view"], indirect=True)
     def test_views_re_base_at_the_smallest_budget(outcome: Outcome) -> None:
         checks.check_rebased(outcome)
 
-    return HostTests(outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget)
+    @pytest.mark.parametrize("outcome", [KILLED], indirect=True)
+    def test_killed(outcome: Outcome) -> None:
+        checks.check_killed(outcome)
+
+    return HostTests(outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget,
+                     test_killed)  # fmt: skip

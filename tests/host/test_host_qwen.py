@@ -1,7 +1,8 @@
 """Qwen Code (the newest of its window) under the real Entire CLI, with our plugin from its wheel.
 
-The scenario (``scenarios.run_qwen``) runs once per checkpoint backend; each check is one test, so the
-run's table (``make host``) counts what the host stored against the script.
+The scenario (``scenarios.run_qwen``) runs once per checkpoint backend, and once more with Stop's
+prepare-transcript hung in turn A2, its view update done, until the host kills it (``KILL``); each check
+is one test, so the run's table (``make host``) counts what the host stored against the script.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import checks
 import pytest
 from scenarios import Outcome, run_qwen
-from suite import host_tests
+from suite import Kill, host_tests
 
 pytestmark = pytest.mark.host
 
@@ -23,8 +24,12 @@ after that turn. Their prompts reach ``prompt.txt`` since a turn never starts at
 ``resolveTranscriptOffset``)."""
 
 
-outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget = host_tests(
-    "qwen", "qwen-code", run_qwen, LABELS, small_view_known=checks.SMALL_VIEW_KNOWN
+KILL = Kill("A2", "prepare-transcript:lock.release")
+"""Stop's prepare-transcript hangs with the view brought up to date and its lock still held: the host kills
+it 30 s on and finishes the turn without it."""
+
+outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget, test_killed = host_tests(
+    "qwen", "qwen-code", run_qwen, LABELS, kill=KILL, small_view_known=checks.SMALL_VIEW_KNOWN
 )
 
 

@@ -28,11 +28,13 @@ def test_install_writes_one_guarded_handler_per_event_and_nothing_else_at_the_to
     assert list(data["hooks"]) == [
         "SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd", "SubagentStart", "SubagentStop",
     ]  # fmt: skip
-    # commandWindows: what Codex runs instead of command on Windows, through cmd.exe
+    # commandWindows: what Codex runs instead of command on Windows, through cmd.exe. Stop outlasts the
+    # host's own 30 s kill of a hung call (hooks.TURN_END_TIMEOUT_SECONDS), the other hooks have 30 s.
     assert data["hooks"]["Stop"] == [
         {"hooks": [{"type": "command", "command": f"{GUARD} stop", "commandWindows": f"{CMD_GUARD} stop",
-                    "timeout": 30}]}
+                    "timeout": 120}]}
     ]  # fmt: skip
+    assert data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"] == 30
     assert data["hooks"]["SessionEnd"][0]["hooks"][0] == {
         "type": "command",
         "command": f"{GUARD} session-end",

@@ -37,9 +37,11 @@ def _flags(command: str, *args: str) -> Flags:
 # Hashes Codex 0.171.0 accepted in the end-to-end run: with these entries (and no bypass flag) it ran
 # the hooks. A hook's hash does not depend on where its file is, so they hold on any machine.
 # (The shared capture's config_with_trust_state.toml cannot serve: its hooks files' commands were
-# rewritten to /srv/... after the hashes were computed.)
+# rewritten to /srv/... after the hashes were computed.) Stop's is that of its 120 s timeout
+# (hooks.TURN_END_TIMEOUT_SECONDS), with which Codex 0.171.0 ran the Stop hook under the real host
+# (tests/host, the killed run, 2026-12-07).
 ACCEPTED = {
-    "stop": "sha256:e678b8e9d39bdb098c914c5e0e9193acbab845fae91f2cbbb7deb7b77b1a52d8",
+    "stop": "sha256:f6bf101472442755ef1aec9e2b504b3afe6d95e40adc1fd15a065ab65e4d3752",
     "session-end": "sha256:9becdd1da3dcbb3d3eb9b09f7042aa2fc565b4debb79254aee32bb9ed7a06f1f",
     "subagent-start": "sha256:b1e22d978f62549c482425866faa9e56587a6e037ab1ed2fd073c667c23a8b75",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,27 @@ def test_a_point_that_is_never_reached_kills_nothing(tmp_path: Path, at: str) ->
     assert done.returncode == 0 and done.stdout == "modules True\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "WUNTRACED"), reason="SIGSTOP is POSIX")
+def test_stop_hangs_the_process_at_the_point_until_something_kills_it(tmp_path: Path) -> None:
+    """``STOP``: the process stops where it is, its temporary file written and the target untouched, and
+    stays so (a hang, for a caller's timeout to end) until it is killed, as the host's 30 s SIGKILL does."""
+    target = tmp_path / "f"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ENTIRE_FAULT")}
+    env = {**clean, "ENTIRE_FAULT_AT": "write.written", "ENTIRE_FAULT_SIGNAL": "STOP"}
+    proc = subprocess.Popen([sys.executable, "-c", WRITE, str(target)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        _, status = os.waitpid(proc.pid, os.WUNTRACED)  # returns once the child stops (or ends)
+        assert os.WIFSTOPPED(status) and os.WSTOPSIG(status) == faults.SIGNALS["STOP"] == signal.SIGSTOP
+        assert not target.exists() and len([p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]) == 1
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.5)  # still there: a stopped process does not go on by itself
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)
+    assert proc.returncode == -signal.SIGKILL and not target.exists()
+
+
 def test_once_kills_only_the_first_process_to_get_there(tmp_path: Path) -> None:
     once = tmp_path / "died"
     first = _run(tmp_path / "f", ENTIRE_FAULT_AT="write.renamed", ENTIRE_FAULT_ONCE=str(once))
@@ -88,6 +110,22 @@ def test_a_spec_that_is_none_says_what_is_expected() -> None:
         with pytest.raises(ValueError):
             faults.parse(bad)
     assert faults.armed({"ENTIRE_FAULT_TRACE": "/t"}) and not faults.armed({"ENTIRE_FAULT_AT": ""})
+
+
+def test_a_subcommand_may_name_its_first_arguments_to_pick_one_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parse-hook --hook stop:<point>`` picks the Stop hook's call; ``parse-hook`` alone every hook's."""
+    monkeypatch.setattr(sys, "argv", ["entire-agent-x", "parse-hook", "--hook", "stop"])
+    assert faults.runs("") and faults.runs("parse-hook") and faults.runs("parse-hook --hook stop")
+    assert not faults.runs("parse-hook --hook session-end") and not faults.runs("parse")
+    assert not faults.runs("parse-hook --hook stop --more")
+    assert faults.parse("parse-hook --hook stop:write.renamed@/.meta/") == (
+        "parse-hook --hook stop",
+        "write.renamed",
+        "/.meta/",
+        1,
+    )
+    monkeypatch.setenv("ENTIRE_FAULT_AT", "parse-hook --hook session-end:write.renamed")
+    faults.reached("write.renamed", "/x/state.json")  # another hook's call: this process lives on
 
 
 def test_a_point_in_process_is_traced_and_passed_when_not_chosen(

@@ -40,6 +40,12 @@ HOOKS_FILE = os.path.join(".codex", "hooks.json")
 TOP_LEVEL_KEYS = frozenset(["hooks", "description"])
 """The only top-level keys Codex accepts in hooks.json; anything else disables the whole file."""
 TIMEOUT_SECONDS = 30
+TURN_END_TIMEOUT_SECONDS = 120
+"""Stop: longer than the host's own 30 s kill of a hung plugin call (``defaultRunTimeout``), with room
+for the rest of its turn end, as Gemini's AfterAgent and Qwen Code's Stop have. At 30 s, Codex's
+timer, started with the hook, ended first: it killed the hook's process group, ``entire`` in the
+middle of the turn's end, and the host never stored the turn (its next checkpoint then started over
+from the transcript's first line: the ``host`` test's killed run)."""
 SESSION_END_TIMEOUT_SECONDS = 3
 """Codex clamps SessionEnd handlers to 3 s and warns at every start-up when asked for more."""
 
@@ -55,7 +61,9 @@ def handler(agent_name: str, hook: str) -> dict[str, Any]:
     """
     from entire_core import hooks
 
-    timeout = SESSION_END_TIMEOUT_SECONDS if hook == "session-end" else TIMEOUT_SECONDS
+    timeout = {"session-end": SESSION_END_TIMEOUT_SECONDS, "stop": TURN_END_TIMEOUT_SECONDS}.get(
+        hook, TIMEOUT_SECONDS
+    )
     return {
         "type": "command",
         "command": hooks.posix_guarded(agent_name, hook),

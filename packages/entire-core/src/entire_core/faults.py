@@ -7,9 +7,14 @@ test, or ``make faults``, picks one through the environment:
 
 - ``ENTIRE_FAULT_AT=[<subcommand>:]<point>[@<text>][#<n>]``: the ``n``-th time (default 1) this
   process (running ``subcommand``, when given) reaches ``point`` (``*``: any point) with a path that
-  contains ``text``, it sends itself ``ENTIRE_FAULT_SIGNAL`` (``KILL``, the default, ``TERM`` or
-  ``INT``); with ``ENTIRE_FAULT_ONCE=<file>``, only the first process to get there, which makes the
-  file (for a host that runs many plugin processes with one environment);
+  contains ``text``, it sends itself ``ENTIRE_FAULT_SIGNAL`` (``KILL``, the default, ``TERM``,
+  ``INT``, or ``STOP``); with ``ENTIRE_FAULT_ONCE=<file>``, only the first process to get there, which
+  makes the file (for a host that runs many plugin processes with one environment; a file made
+  beforehand keeps the point disarmed until it is removed). ``subcommand`` may go on with the first
+  arguments of the call, space-separated (``parse-hook --hook stop``), to pick one hook's calls;
+- ``STOP`` (POSIX) hangs the process where it is, holding what it holds (a lock, a temporary file,
+  its caller waiting for the answer), until something kills it: a hang for a caller's own timeout to
+  end, as the Entire CLI's 30 s SIGKILL of a plugin call does;
 - ``ENTIRE_FAULT_TRACE=<file>``: each point reached is appended to ``file``, one line each,
   ``<pid>\\t<subcommand>\\t<point>\\t<path>``, so that a harness can list a call's points first, then
   kill at each.
@@ -21,6 +26,7 @@ constant (``_FAULTS``) computed at import.
 from __future__ import annotations
 
 import os
+import signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +36,8 @@ AT_ENV = "ENTIRE_FAULT_AT"
 TRACE_ENV = "ENTIRE_FAULT_TRACE"
 SIGNAL_ENV = "ENTIRE_FAULT_SIGNAL"
 ONCE_ENV = "ENTIRE_FAULT_ONCE"
-SIGNALS = {"KILL": 9, "TERM": 15, "INT": 2}
+SIGNALS = {"KILL": 9, "TERM": 15, "INT": 2, "STOP": int(getattr(signal, "SIGSTOP", 19))}
+"""The signals a point may send, by name; ``SIGSTOP`` is 19 on Linux, 17 on macOS and the BSDs."""
 
 
 def armed(environ: Mapping[str, str] = os.environ) -> bool:
@@ -62,6 +69,15 @@ def subcommand() -> str:
     return sys.argv[1] if len(sys.argv) > 1 else ""
 
 
+def runs(wanted: str) -> bool:
+    """Whether this process's call is ``wanted``: a subcommand, possibly with its first arguments
+    (``parse-hook --hook stop``); anything when ``wanted`` is empty."""
+    import sys
+
+    words = wanted.split()
+    return sys.argv[1 : 1 + len(words)] == words
+
+
 _seen = 0
 
 
@@ -80,7 +96,7 @@ def reached(point: str, path: str = "") -> None:
     if not spec:
         return
     wanted, chosen, text, n = parse(spec)
-    if chosen not in ("*", point) or text not in path or wanted not in ("", subcommand()):
+    if chosen not in ("*", point) or text not in path or not runs(wanted):
         return
     _seen += 1
     if _seen != n:
