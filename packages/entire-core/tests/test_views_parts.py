@@ -90,6 +90,61 @@ def test_frame_lines_clamp_and_bytes_translate_both_ways() -> None:
     assert [plain.local(n) for n in (0, 3, 10**9)] == [0, 3, 10**9]  # no view: positions as they are
 
 
+def test_a_bytes_agent_s_positions_translate_both_ways_when_its_file_starts_with_a_blank_line() -> None:
+    """Without a header, line N is the byte after the Nth newline, and back: a first line of nothing included."""
+    data = b"\nx\ny\n"
+    frame = views.frame_of(data, views.BYTES)
+    assert [frame.local(n) for n in range(5)] == [0, 1, 3, 5, 5]
+    assert [frame.position(b) for b in (0, 1, 3, 5)] == [0, 1, 2, 3]
+
+
+def test_an_offset_at_the_end_is_the_end_and_one_past_it_resumes_at_the_marker_s_line() -> None:
+    """The marker's resume line (the turn a v1 view had in progress) is where offsets past the end go; an
+    offset at the end reads nothing new and stays there. A resume line at the body's start counts too."""
+    data = b"first\n" + views.marker(2, resume=3) + b"\nbody\nprompt\nreply\n"
+    assert [views.frame_of(data).line(n) for n in (4, 5, 6, 10**6)] == [4, 5, 3, 3]
+    data = b"first\n\n" + views.marker(3, resume=3) + b"\nbody\nprompt\n"
+    assert [views.frame_of(data).line(n) for n in (3, 4, 5, 6)] == [3, 4, 5, 3]
+
+
+def test_an_offset_past_a_view_that_ends_inside_its_header_is_the_end() -> None:
+    """A header's last snapshot records may be blank lines, which the CLI does not count at the view's end:
+    with no body yet, the view ends before its body starts. An offset past that end (one the CLI took from
+    a longer copy) is the end, the body's start included."""
+    data = b"first\n" + views.marker(4) + b"\nrecord\n\n"
+    frame = views.frame_of(data)
+    assert (frame.body, frame.end) == (4, 3)
+    assert [frame.line(n) for n in (4, 5, 10**6)] == [3, 3, 3]
+
+
+def usage(n: int) -> dict[str, int]:
+    return {"input_tokens": n, "cache_creation_tokens": 0, "cache_read_tokens": 0, "output_tokens": n,
+            "api_call_count": 1}  # fmt: skip
+
+
+def test_a_count_from_a_start_a_re_base_cut_away_carries_the_usage_the_marker_kept() -> None:
+    """``calculate-tokens`` from the CLI's stored start (the marker's ``from``) or before it adds what the
+    re-base dropped after that start (``tokens``; ``total`` for ``calculate-total-tokens``); from a later
+    offset it adds nothing: the lines after ``from`` that were cut are not the CLI's to count again."""
+    cut = {"from": 1, "tokens": usage(5), "total": usage(7)}
+    frame = views.frame_of(b"first\n\n" + views.marker(4, cut=cut) + b"\nrecord\nbody\n")
+    carried = [frame.carried(n) for n in range(6)]
+    assert [c.to_wire() if c else None for c in carried] == [usage(5), usage(5), None, None, None, None]
+    total = [frame.carried(n, total=True) for n in range(3)]
+    assert [c.to_wire() if c else None for c in total] == [usage(7), usage(7), None]
+
+
+def test_a_marker_s_cut_counts_only_from_a_start_inside_the_header() -> None:
+    """The usage a marker carries is of lines cut away after the CLI's stored start: a start at the body
+    or past it (no line of the header after it) or a cut without both counts is no cut."""
+    for start, kept in [(0, True), (3, True), (4, False), (9, False), (-1, False)]:
+        cut = {"from": start, "tokens": usage(5), "total": usage(7)}
+        frame = views.frame_of(b"first\n\n" + views.marker(4, cut=cut) + b"\nrecord\nbody\n")
+        assert (frame.carried(0) is not None) == kept, start
+    frame = views.frame_of(b"first\n" + views.marker(2, cut={"from": 0, "tokens": usage(5)}) + b"\nbody\n")
+    assert frame.carried(0) is None
+
+
 # -- the wire --------------------------------------------------------------------------------------
 
 
