@@ -14,6 +14,7 @@ from typing import Any
 from entire_core import views
 from entire_core.testing import host
 from entire_core.types import EventType
+from entire_core.views import legacy
 
 from .test_views import SESSION, Session, _env, _lines, _turn
 
@@ -91,6 +92,57 @@ def test_a_v1_view_is_rebuilt_on_first_touch_keeping_the_turn_in_progress(tmp_pa
     assert json.loads(meta_path.read_bytes())["v"] == 2
     # Positions handed out from now on are lines, and the next turn is read from its own.
     assert session.turn(_turn(3))["prompts"] == ["prompt 3"]
+
+
+def _v1(tmp_path: Path, native: list[bytes], view: list[bytes], turn: int) -> tuple[str, dict[str, Any], str]:
+    """A v1 view of ``native`` (its lines as v1 left them: records after the turn may be shortened),
+    its metadata with the turn in progress at the view's byte ``turn``, and the native file's path."""
+    native_path, view_path = tmp_path / "native.jsonl", tmp_path / "view.jsonl"
+    native_path.write_bytes(b"".join(line + b"\n" for line in native))
+    view_path.write_bytes(b"".join(line + b"\n" for line in view))
+    meta = {"v": 1, "native": str(native_path), "native_start": 0, "follow": True,
+            "native_end": native_path.stat().st_size, "turn": turn, "view_size": view_path.stat().st_size}  # fmt: skip
+    return str(view_path), meta, str(native_path)
+
+
+FIRST_V1, AGAIN, REPLY = b'{"session":"v1"}', b'{"type":"user","text":"again"}', b'{"type":"assistant"}'
+LONG_REPLY = b'{"type":"assistant","text":"' + b"x" * 500 + b'"}'
+
+
+def test_a_v1_turn_resumes_at_the_last_line_holding_its_prompt(tmp_path: Path) -> None:
+    """The turn a v1 view had in progress starts at the native line its view line (at the turn's byte) is:
+    the last such line (the same prompt typed twice), however v1 shortened the records after it."""
+    native = [FIRST_V1, AGAIN, REPLY, AGAIN, LONG_REPLY]
+    view = [FIRST_V1, AGAIN, REPLY, AGAIN, REPLY]
+    turn = sum(len(line) + 1 for line in view[:3])
+    view_path, v1, native_path = _v1(tmp_path, native, view, turn)
+    expected = sum(len(line) + 1 for line in native[:3])
+    assert legacy.resume_at(view_path, v1, native_path, 0) == expected
+
+
+def test_a_v1_turn_whose_line_changed_keeps_its_distance_from_the_end(tmp_path: Path) -> None:
+    """When the native file no longer holds the turn's line (it was rewritten), the turn is as far
+    before the end of what v1 had read as it was before the view's end, at the start of that line."""
+    native = [FIRST_V1, REPLY, b'{"type":"user","text":"AGAIN"}', REPLY, REPLY]
+    view = [FIRST_V1, REPLY, AGAIN, REPLY, REPLY]
+    turn = sum(len(line) + 1 for line in view[:2])
+    view_path, v1, native_path = _v1(tmp_path, native, view, turn)
+    assert legacy.resume_at(view_path, v1, native_path, 0) == turn
+    # A distance that falls inside a line: the start of that line.
+    v1["view_size"] -= 10
+    assert legacy.resume_at(view_path, v1, native_path, 0) == turn
+
+
+def test_a_v1_view_without_a_turn_of_this_file_in_progress_resumes_nowhere(tmp_path: Path) -> None:
+    """-1 (none) for metadata with no turn, a turn that is no number, a turn of another native file or
+    of a mirror; a turn at the view's first byte (the view was empty when it started) is a turn."""
+    view_path, v1, native_path = _v1(tmp_path, [FIRST_V1, AGAIN, REPLY], [FIRST_V1, AGAIN, REPLY], 0)
+    assert legacy.resume_at(view_path, v1, native_path, 0) == 0
+    for change in ({"turn": None}, {"turn": "0"}, {"turn": -1}, {"native": native_path + ".old"},
+                   {"mirror": True}):  # fmt: skip
+        assert legacy.resume_at(view_path, {**v1, **change}, native_path, 0) == -1, change
+    del v1["turn"]
+    assert legacy.resume_at(view_path, v1, native_path, 0) == -1
 
 
 class Wrapped(views.ViewFormat):

@@ -63,11 +63,6 @@ class Frame:
         """The line position of the agent's own position ``local``."""
         return self.starts.line_of(local) if self.starts is not None else local
 
-    @property
-    def head_bytes(self) -> int:
-        """The byte at which the body starts (known for the frames of a bytes agent; else 0)."""
-        return self.starts.byte_of(self.body) if self.starts is not None and self.body else 0
-
 
 class _Starts:
     """Line starts of view bytes (or a view file), for agents whose parsers count bytes."""
