@@ -34,6 +34,7 @@ from entire_core import offsets, views
 from entire_core.errors import AgentError
 from entire_core.types import EventType
 from entire_core.views.rebase import Fitter
+from entire_core.views.store import ViewFile
 
 SESSION = "m-1"
 FIRST = b'{"i": 0, "session": "m-1"}'
@@ -918,10 +919,56 @@ def test_a_rewrite_that_fails_to_write_leaves_no_next_file_and_the_view_as_it_wa
 
     monkeypatch.setattr(os, "write", full)
     with pytest.raises(OSError, match="No space"):
-        file.write_whole(b"x" * 100 + b"\n", 1)
+        file.write_whole(b"x" * 100 + b"\n")
     monkeypatch.undo()
     assert not os.path.exists(file.next_path)
     assert (Path(t.path).read_bytes(), file.load()) == before
+
+
+def test_a_view_s_end_is_its_line_count_as_the_cli_counts_it_whatever_blank_line_it_ends_in(
+    tmp_path: Path,
+) -> None:
+    # A last line of spaces or a CR was counted (the CLI drops it), and a rewrite of a view ending in a
+    # blank line recorded a line too few, so that every position after it was a line short.
+    for blank in [b"\n", b"\r\n", b"  \n", b"\t\n", b"\n\r\n"]:
+        t = Transcript(tmp_path / blank.hex(), budget=8192, record=3000)
+        t.hook()
+        t.turn()
+        t.append(2900, 2900, 2900)
+        with t.native.open("ab") as f:
+            f.write(blank)
+        for step in ["rewritten to fit", "a record after it"]:
+            t.hook(check=False)
+            data = t.view()
+            assert b'"cut"' in data  # the turn did not fit: its records were shortened, the view rewritten
+            with views.View(t.owner, t.fmt, t.path) as view:
+                assert view.end() == view.frame().end == views.host_lines(data), (blank, step)
+            t.append(100)
+
+
+def test_a_view_file_counts_its_committed_lines_and_reads_them_all_only_after_a_blank_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = ViewFile(str(tmp_path / "views" / "s.jsonl"), ".jsonl")
+    counted = {b"": 0, b"\n": 0, b"\r\n": 0, b" ": 0, b"a": 1, b"a\n": 1, b"a\n\n": 1, b"a\n \n": 1,
+               b"a\n\r\n": 1, b"a\nb": 2, b"a\n  ": 1, b"a\n x": 2, b"{}\n{}\n": 2}  # fmt: skip
+    for data, lines in counted.items():
+        assert views.host_lines(data) == lines
+        file.write_whole(data)
+        assert file.lines() == lines, data
+        # What follows the committed bytes (an append not committed yet, padding) is no part of the view.
+        for after in [b" ", b"x", b"\n"]:
+            with open(file.path, "ab") as f:
+                f.write(after)
+            assert file.lines() == lines, (data, after)
+
+    def no_count(data: bytes) -> int:
+        raise AssertionError("a view not ending in a blank line is read whole to count its lines")
+
+    monkeypatch.setattr("entire_core.views.frames.host_lines", no_count)
+    for data in [b"a", b"a\n", b"a\nb", b"a\n x", b"{}\n{}\n"]:
+        file.write_whole(data)
+        assert file.lines() == counted[data]
 
 
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
