@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 from entire_core import offsets, views
 from entire_core.errors import AgentError
+from entire_core.testing import host
 from entire_core.types import EventType
 from entire_core.views.rebase import Fitter
 from entire_core.views.store import ViewFile
@@ -969,6 +970,59 @@ def test_a_view_file_counts_its_committed_lines_and_reads_them_all_only_after_a_
     for data in [b"a", b"a\n", b"a\nb", b"a\n x", b"{}\n{}\n"]:
         file.write_whole(data)
         assert file.lines() == counted[data]
+
+
+def test_a_resume_line_written_into_the_marker_keeps_the_usage_it_carries_and_every_other_byte(
+    tmp_path: Path,
+) -> None:
+    file = ViewFile(str(tmp_path / "views" / "s.jsonl"), ".jsonl")
+    cut = {"from": 1, "tokens": {"input": 5}, "total": {"input": 9}}
+    for before, after in [
+        (views.marker(4, 2, cut), views.marker(4, 5, cut)),
+        (views.marker(4), views.marker(4, 5)),
+    ]:
+        data = b"".join(
+            line + b"\n" for line in [FIRST, b"", before, b'{"upto": 3}', record(4, 60), record(5, 60)]
+        )
+        file.write_whole(data)
+        file.set_resume(5)
+        assert Path(file.path).read_bytes() == data.replace(before, after)
+        assert file.lines() == 6
+
+
+def test_the_cli_s_record_of_the_session_is_read_only_when_it_is_about_this_view(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    file = views.View.for_session(t.owner, t.fmt, SESSION).file
+    repo = Path(t.owner.repo_root)
+    host.session_state(repo, SESSION, transcript_path=t.path)  # not condensed yet: the CLI omits a start of 0
+    assert file.host_start(t.owner.repo_root) == 0
+    host.session_state(repo, SESSION, transcript_path=t.path, checkpoint_transcript_start=3)
+    assert file.host_start(t.owner.repo_root) == 3
+    for other in [str(tmp_path / "other.jsonl"), "", None, 5, [t.path]]:
+        host.session_state(repo, SESSION, transcript_path=other, checkpoint_transcript_start=3)
+        assert file.host_state(t.owner.repo_root) is None and file.host_start(t.owner.repo_root) is None, (
+            other
+        )
+    # A state file is read up to 1 MiB, no further: a larger one is none.
+    state = repo / ".git" / "entire-sessions" / f"{SESSION}.json"
+    for size, start in [(1 << 20, 3), ((1 << 20) + 1, None)]:
+        text = json.dumps({"transcript_path": t.path, "checkpoint_transcript_start": 3, "x": ""})
+        state.write_text(text[:-2] + "x" * (size - len(text)) + '"}')
+        assert state.stat().st_size == size
+        assert file.host_start(t.owner.repo_root) == start, size
+
+
+def test_a_turn_end_that_cut_off_an_uncommitted_append_pads_the_view_past_the_size_the_cli_stored(
+    tmp_path: Path,
+) -> None:
+    t = small_session(tmp_path)
+    size = len(t.view())
+    host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                       checkpoint_transcript_size=size)  # fmt: skip
+    with open(t.path, "ab") as f:
+        f.write(b'{"i": 3, "half')
+    t.hook(EventType.TURN_END, check=False)
+    assert t.view() == t.native.read_bytes() + b" "  # one byte past it: the CLI sees new work
 
 
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
