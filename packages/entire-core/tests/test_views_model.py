@@ -22,6 +22,7 @@ a record as long as it was; the numbers a README documents are checked at their 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -34,6 +35,8 @@ from entire_core import offsets, views
 from entire_core.errors import AgentError
 from entire_core.testing import host
 from entire_core.types import EventType
+from entire_core.views.format import MIN_BUDGET
+from entire_core.views.header import Headers
 from entire_core.views.rebase import Fitter
 from entire_core.views.store import ViewFile
 
@@ -813,6 +816,104 @@ def test_a_snapshot_that_breaks_the_contract_is_an_error(tmp_path: Path, shape: 
     t.fill(3000)
     with pytest.raises(AgentError, match="model: the view snapshot does not start with the session header"):
         t.hook()
+
+
+class KeepsTwo(views.ViewFormat):
+    snapshot_keep_first = 2
+
+
+class Wrapped(views.ViewFormat):
+    wrap = True
+
+
+def test_a_header_keeps_as_many_snapshot_records_as_its_lines_leave_room_for(tmp_path: Path) -> None:
+    """The first line, padding, the marker, then the records: the format's leading ones and the newest;
+    after ``LEAD`` (``lead``) the first record is kept whenever there is room for one."""
+    r = [b"r1", b"r2", b"r3", b"r4", b"r5", b"r6"]
+    cases = [  # format, lead, lines, records kept
+        (views.ViewFormat(), False, 2, []), (views.ViewFormat(), False, 3, [b"r6"]),
+        (views.ViewFormat(), False, 8, r), (views.ViewFormat(), False, 9, r),
+        (views.ViewFormat(), True, 2, []), (views.ViewFormat(), True, 3, [b"r1"]),
+        (views.ViewFormat(), True, 4, [b"r1", b"r6"]), (views.ViewFormat(), True, 5, [b"r1", b"r5", b"r6"]),
+        (views.ViewFormat(), True, 8, r),
+        (KeepsTwo(), False, 3, [b"r6"]), (KeepsTwo(), False, 4, [b"r1", b"r6"]),
+        (KeepsTwo(), False, 5, [b"r1", b"r2", b"r6"]), (KeepsTwo(), False, 6, [b"r1", b"r2", b"r5", b"r6"]),
+        (KeepsTwo(), True, 5, [b"r1", b"r2", b"r6"]), (KeepsTwo(), True, 6, [b"r1", b"r2", b"r3", b"r6"]),
+    ]  # fmt: skip
+    for fmt, lead, lines, kept in cases:
+        headers = Headers(fmt, views.Budget({}), str(tmp_path / "s.jsonl"), "model")
+        header = headers.laid_out(lines, b"first", r, wrapped_first=False, lead=lead)
+        padding = [b""] * (lines - 2 - len(kept))
+        assert header == [b"first", *padding, views.marker(lines), *kept], (type(fmt), lead, lines)
+        if not lead:  # without LEAD unless told
+            assert headers.laid_out(lines, b"first", r, wrapped_first=False) == header
+            assert headers.fitted(lines, b"first", lambda limit: r, wrapped_first=False) == header
+
+
+def asking(asked: list[int], room: int, record: bytes, limit: int) -> list[bytes]:
+    """A snapshot of ``record`` within the room, of a short one within less; each limit noted in ``asked``."""
+    asked.append(limit)
+    return [record] if limit == room else [b"short"]
+
+
+def test_a_wrapped_header_past_its_room_asks_the_snapshot_again_with_room_squared_over_its_size(
+    tmp_path: Path,
+) -> None:
+    """Wrapping makes records longer: past the snapshot's room, they are asked for again with a limit
+    as much smaller as the header was over (never under a quarter of the smallest budget)."""
+    for total in [MIN_BUDGET, 4 * MIN_BUDGET]:
+        budget = views.Budget({views.BUDGET_ENV: str(total)})
+        room = budget.snapshot_room
+        for fmt in [Wrapped(), views.ViewFormat()]:
+            headers = Headers(fmt, budget, str(tmp_path / "s.jsonl"), "model")
+            laid_out = [len(line) + 1 for line in headers.laid_out(5, b"first", [b"x"], wrapped_first=False)]
+            for over in [0, 1, 300]:
+                asked: list[int] = []
+                records_for = functools.partial(asking, asked, room, b"x" * (room + over - sum(laid_out) + 1))
+                header = headers.fitted(5, b"first", records_for, wrapped_first=False)
+                size = sum(
+                    len(line) + 1
+                    for line in headers.laid_out(5, b"first", records_for(room), wrapped_first=False)
+                )
+                assert size == room + over
+                again = [max(MIN_BUDGET // 4, room * room // size)] if over and fmt.wrap else []
+                assert asked == [room, *again, room], (total, fmt.wrap, over)
+                assert header == headers.laid_out(5, b"first", records_for(asked[-2]), wrapped_first=False)
+
+
+class Handed(views.ViewFormat):
+    """A format that says which bytes it was handed to restate, up to where, and within what."""
+
+    def __init__(self) -> None:
+        self.handed: list[tuple[bytes, int, int]] = []
+
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
+        data = Path(path).read_bytes()
+        self.handed.append((data, end, limit))
+        return [data.split(b"\n", 1)[0].removesuffix(b"\r"), b"restated"]
+
+
+def test_a_snapshot_of_a_session_inside_a_file_is_asked_of_a_file_of_the_session_alone(
+    tmp_path: Path,
+) -> None:
+    native = tmp_path / "native.jsonl"
+    before, session, after = b"other\n" * 3, FIRST + b"\n" + record(1, 50) + b"\n", record(2, 70) + b"\n"
+    native.write_bytes(before + session + after)
+    fmt = Handed()
+    headers = Headers(fmt, views.Budget({}), str(tmp_path / "s.jsonl"), "model")
+    start, end = len(before), len(before) + len(session)
+    assert headers.snapshot(str(native), start, end, FIRST, 99) == [b"restated"]  # the first line dropped
+    assert headers.snapshot(str(native), start, end, FIRST, 99, keep_first=True) == [FIRST, b"restated"]
+    assert fmt.handed == [(session, len(session), 99)] * 2
+    assert not os.path.exists(headers.scratch)
+    fmt.handed.clear()  # a session of one empty line; one that starts the file is handed as it is
+    native.write_bytes(b"x\n\nmore\n")
+    assert headers.snapshot(str(native), 2, 3, b"", 99) == [b"restated"]
+    assert headers.snapshot(str(native), 0, 2, b"x", 99) == [b"restated"]
+    assert fmt.handed == [(b"\n", 1, 99), (b"x\n\nmore\n", 2, 99)]
+    fmt.handed.clear()  # a file cut short since it was measured: what there is, and no hang
+    assert headers.snapshot(str(native), 2, 50, b"", 99) == [b"restated"]
+    assert fmt.handed == [(b"\nmore\n", 48, 99)]
 
 
 # -- what the subcommands call -----------------------------------------------------------------------
