@@ -1126,6 +1126,22 @@ def test_a_turn_end_that_cut_off_an_uncommitted_append_pads_the_view_past_the_si
     assert t.view() == t.native.read_bytes() + b" "  # one byte past it: the CLI sees new work
 
 
+def test_a_turn_end_pads_a_view_it_rewrote_to_fit_past_the_size_the_cli_stored(tmp_path: Path) -> None:
+    sizes: list[int] = []
+    for kind in [EventType.TOOL_USE, EventType.TURN_END]:  # the size the call leaves; then a TurnEnd after it
+        t = Transcript(tmp_path / str(kind), budget=8192, record=3000)
+        t.hook()
+        t.turn()
+        t.append(2900, 2900, 2900)
+        host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                           checkpoint_transcript_size=sizes[0] if sizes else 1)  # fmt: skip
+        t.hook(kind, check=False)
+        data = t.view()
+        assert b'"cut"' in data  # rewritten to fit
+        sizes.append(len(data))
+    assert sizes[1] == sizes[0] + 1 and data.endswith(b"\n ")  # one byte past it: the CLI sees new work
+
+
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:
     t = small_session(tmp_path)
     assert views.View.for_session(t.owner, t.fmt, "not-made-yet").end() == 0
