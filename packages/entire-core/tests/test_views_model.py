@@ -1060,6 +1060,7 @@ def test_a_view_file_counts_its_committed_lines_and_reads_them_all_only_after_a_
         assert file.lines() == lines, data
         # What follows the committed bytes (an append not committed yet, padding) is no part of the view.
         for after in [b" ", b"x", b"\n"]:
+            file.write_whole(data)
             with open(file.path, "ab") as f:
                 f.write(after)
             assert file.lines() == lines, (data, after)
