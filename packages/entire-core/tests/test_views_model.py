@@ -22,6 +22,7 @@ a record as long as it was; the numbers a README documents are checked at their 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -32,8 +33,12 @@ from typing import Any
 import pytest
 from entire_core import offsets, views
 from entire_core.errors import AgentError
+from entire_core.testing import host
 from entire_core.types import EventType
+from entire_core.views.format import MIN_BUDGET
+from entire_core.views.header import Headers
 from entire_core.views.rebase import Fitter
+from entire_core.views.store import ViewFile
 
 SESSION = "m-1"
 FIRST = b'{"i": 0, "session": "m-1"}'
@@ -813,6 +818,104 @@ def test_a_snapshot_that_breaks_the_contract_is_an_error(tmp_path: Path, shape: 
         t.hook()
 
 
+class KeepsTwo(views.ViewFormat):
+    snapshot_keep_first = 2
+
+
+class Wrapped(views.ViewFormat):
+    wrap = True
+
+
+def test_a_header_keeps_as_many_snapshot_records_as_its_lines_leave_room_for(tmp_path: Path) -> None:
+    """The first line, padding, the marker, then the records: the format's leading ones and the newest;
+    after ``LEAD`` (``lead``) the first record is kept whenever there is room for one."""
+    r = [b"r1", b"r2", b"r3", b"r4", b"r5", b"r6"]
+    cases = [  # format, lead, lines, records kept
+        (views.ViewFormat(), False, 2, []), (views.ViewFormat(), False, 3, [b"r6"]),
+        (views.ViewFormat(), False, 8, r), (views.ViewFormat(), False, 9, r),
+        (views.ViewFormat(), True, 2, []), (views.ViewFormat(), True, 3, [b"r1"]),
+        (views.ViewFormat(), True, 4, [b"r1", b"r6"]), (views.ViewFormat(), True, 5, [b"r1", b"r5", b"r6"]),
+        (views.ViewFormat(), True, 8, r),
+        (KeepsTwo(), False, 3, [b"r6"]), (KeepsTwo(), False, 4, [b"r1", b"r6"]),
+        (KeepsTwo(), False, 5, [b"r1", b"r2", b"r6"]), (KeepsTwo(), False, 6, [b"r1", b"r2", b"r5", b"r6"]),
+        (KeepsTwo(), True, 5, [b"r1", b"r2", b"r6"]), (KeepsTwo(), True, 6, [b"r1", b"r2", b"r3", b"r6"]),
+    ]  # fmt: skip
+    for fmt, lead, lines, kept in cases:
+        headers = Headers(fmt, views.Budget({}), str(tmp_path / "s.jsonl"), "model")
+        header = headers.laid_out(lines, b"first", r, wrapped_first=False, lead=lead)
+        padding = [b""] * (lines - 2 - len(kept))
+        assert header == [b"first", *padding, views.marker(lines), *kept], (type(fmt), lead, lines)
+        if not lead:  # without LEAD unless told
+            assert headers.laid_out(lines, b"first", r, wrapped_first=False) == header
+            assert headers.fitted(lines, b"first", lambda limit: r, wrapped_first=False) == header
+
+
+def asking(asked: list[int], room: int, record: bytes, limit: int) -> list[bytes]:
+    """A snapshot of ``record`` within the room, of a short one within less; each limit noted in ``asked``."""
+    asked.append(limit)
+    return [record] if limit == room else [b"short"]
+
+
+def test_a_wrapped_header_past_its_room_asks_the_snapshot_again_with_room_squared_over_its_size(
+    tmp_path: Path,
+) -> None:
+    """Wrapping makes records longer: past the snapshot's room, they are asked for again with a limit
+    as much smaller as the header was over (never under a quarter of the smallest budget)."""
+    for total in [MIN_BUDGET, 4 * MIN_BUDGET]:
+        budget = views.Budget({views.BUDGET_ENV: str(total)})
+        room = budget.snapshot_room
+        for fmt in [Wrapped(), views.ViewFormat()]:
+            headers = Headers(fmt, budget, str(tmp_path / "s.jsonl"), "model")
+            laid_out = [len(line) + 1 for line in headers.laid_out(5, b"first", [b"x"], wrapped_first=False)]
+            for over in [0, 1, 300]:
+                asked: list[int] = []
+                records_for = functools.partial(asking, asked, room, b"x" * (room + over - sum(laid_out) + 1))
+                header = headers.fitted(5, b"first", records_for, wrapped_first=False)
+                size = sum(
+                    len(line) + 1
+                    for line in headers.laid_out(5, b"first", records_for(room), wrapped_first=False)
+                )
+                assert size == room + over
+                again = [max(MIN_BUDGET // 4, room * room // size)] if over and fmt.wrap else []
+                assert asked == [room, *again, room], (total, fmt.wrap, over)
+                assert header == headers.laid_out(5, b"first", records_for(asked[-2]), wrapped_first=False)
+
+
+class Handed(views.ViewFormat):
+    """A format that says which bytes it was handed to restate, up to where, and within what."""
+
+    def __init__(self) -> None:
+        self.handed: list[tuple[bytes, int, int]] = []
+
+    def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
+        data = Path(path).read_bytes()
+        self.handed.append((data, end, limit))
+        return [data.split(b"\n", 1)[0].removesuffix(b"\r"), b"restated"]
+
+
+def test_a_snapshot_of_a_session_inside_a_file_is_asked_of_a_file_of_the_session_alone(
+    tmp_path: Path,
+) -> None:
+    native = tmp_path / "native.jsonl"
+    before, session, after = b"other\n" * 3, FIRST + b"\n" + record(1, 50) + b"\n", record(2, 70) + b"\n"
+    native.write_bytes(before + session + after)
+    fmt = Handed()
+    headers = Headers(fmt, views.Budget({}), str(tmp_path / "s.jsonl"), "model")
+    start, end = len(before), len(before) + len(session)
+    assert headers.snapshot(str(native), start, end, FIRST, 99) == [b"restated"]  # the first line dropped
+    assert headers.snapshot(str(native), start, end, FIRST, 99, keep_first=True) == [FIRST, b"restated"]
+    assert fmt.handed == [(session, len(session), 99)] * 2
+    assert not os.path.exists(headers.scratch)
+    fmt.handed.clear()  # a session of one empty line; one that starts the file is handed as it is
+    native.write_bytes(b"x\n\nmore\n")
+    assert headers.snapshot(str(native), 2, 3, b"", 99) == [b"restated"]
+    assert headers.snapshot(str(native), 0, 2, b"x", 99) == [b"restated"]
+    assert fmt.handed == [(b"\n", 1, 99), (b"x\n\nmore\n", 2, 99)]
+    fmt.handed.clear()  # a file cut short since it was measured: what there is, and no hang
+    assert headers.snapshot(str(native), 2, 50, b"", 99) == [b"restated"]
+    assert fmt.handed == [(b"\nmore\n", 48, 99)]
+
+
 # -- what the subcommands call -----------------------------------------------------------------------
 
 
@@ -918,10 +1021,126 @@ def test_a_rewrite_that_fails_to_write_leaves_no_next_file_and_the_view_as_it_wa
 
     monkeypatch.setattr(os, "write", full)
     with pytest.raises(OSError, match="No space"):
-        file.write_whole(b"x" * 100 + b"\n", 1)
+        file.write_whole(b"x" * 100 + b"\n")
     monkeypatch.undo()
     assert not os.path.exists(file.next_path)
     assert (Path(t.path).read_bytes(), file.load()) == before
+
+
+def test_a_view_s_end_is_its_line_count_as_the_cli_counts_it_whatever_blank_line_it_ends_in(
+    tmp_path: Path,
+) -> None:
+    # A last line of spaces or a CR was counted (the CLI drops it), and a rewrite of a view ending in a
+    # blank line recorded a line too few, so that every position after it was a line short.
+    for blank in [b"\n", b"\r\n", b"  \n", b"\t\n", b"\n\r\n"]:
+        t = Transcript(tmp_path / blank.hex(), budget=8192, record=3000)
+        t.hook()
+        t.turn()
+        t.append(2900, 2900, 2900)
+        with t.native.open("ab") as f:
+            f.write(blank)
+        for step in ["rewritten to fit", "a record after it"]:
+            t.hook(check=False)
+            data = t.view()
+            assert b'"cut"' in data  # the turn did not fit: its records were shortened, the view rewritten
+            with views.View(t.owner, t.fmt, t.path) as view:
+                assert view.end() == view.frame().end == views.host_lines(data), (blank, step)
+            t.append(100)
+
+
+def test_a_view_file_counts_its_committed_lines_and_reads_them_all_only_after_a_blank_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = ViewFile(str(tmp_path / "views" / "s.jsonl"), ".jsonl")
+    counted = {b"": 0, b"\n": 0, b"\r\n": 0, b" ": 0, b"a": 1, b"a\n": 1, b"a\n\n": 1, b"a\n \n": 1,
+               b"a\n\r\n": 1, b"a\nb": 2, b"a\n  ": 1, b"a\n x": 2, b"{}\n{}\n": 2}  # fmt: skip
+    for data, lines in counted.items():
+        assert views.host_lines(data) == lines
+        file.write_whole(data)
+        assert file.lines() == lines, data
+        # What follows the committed bytes (an append not committed yet, padding) is no part of the view.
+        for after in [b" ", b"x", b"\n"]:
+            file.write_whole(data)
+            with open(file.path, "ab") as f:
+                f.write(after)
+            assert file.lines() == lines, (data, after)
+
+    def no_count(data: bytes) -> int:
+        raise AssertionError("a view not ending in a blank line is read whole to count its lines")
+
+    monkeypatch.setattr("entire_core.views.frames.host_lines", no_count)
+    for data in [b"a", b"a\n", b"a\nb", b"a\n x", b"{}\n{}\n"]:
+        file.write_whole(data)
+        assert file.lines() == counted[data]
+
+
+def test_a_resume_line_written_into_the_marker_keeps_the_usage_it_carries_and_every_other_byte(
+    tmp_path: Path,
+) -> None:
+    file = ViewFile(str(tmp_path / "views" / "s.jsonl"), ".jsonl")
+    cut = {"from": 1, "tokens": {"input": 5}, "total": {"input": 9}}
+    for before, after in [
+        (views.marker(4, 2, cut), views.marker(4, 5, cut)),
+        (views.marker(4), views.marker(4, 5)),
+    ]:
+        data = b"".join(
+            line + b"\n" for line in [FIRST, b"", before, b'{"upto": 3}', record(4, 60), record(5, 60)]
+        )
+        file.write_whole(data)
+        file.set_resume(5)
+        assert Path(file.path).read_bytes() == data.replace(before, after)
+        assert file.lines() == 6
+
+
+def test_the_cli_s_record_of_the_session_is_read_only_when_it_is_about_this_view(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    file = views.View.for_session(t.owner, t.fmt, SESSION).file
+    repo = Path(t.owner.repo_root)
+    host.session_state(repo, SESSION, transcript_path=t.path)  # not condensed yet: the CLI omits a start of 0
+    assert file.host_start(t.owner.repo_root) == 0
+    host.session_state(repo, SESSION, transcript_path=t.path, checkpoint_transcript_start=3)
+    assert file.host_start(t.owner.repo_root) == 3
+    for other in [str(tmp_path / "other.jsonl"), "", None, 5, [t.path]]:
+        host.session_state(repo, SESSION, transcript_path=other, checkpoint_transcript_start=3)
+        assert file.host_state(t.owner.repo_root) is None and file.host_start(t.owner.repo_root) is None, (
+            other
+        )
+    # A state file is read up to 1 MiB, no further: a larger one is none.
+    state = repo / ".git" / "entire-sessions" / f"{SESSION}.json"
+    for size, start in [(1 << 20, 3), ((1 << 20) + 1, None)]:
+        text = json.dumps({"transcript_path": t.path, "checkpoint_transcript_start": 3, "x": ""})
+        state.write_text(text[:-2] + "x" * (size - len(text)) + '"}')
+        assert state.stat().st_size == size
+        assert file.host_start(t.owner.repo_root) == start, size
+
+
+def test_a_turn_end_that_cut_off_an_uncommitted_append_pads_the_view_past_the_size_the_cli_stored(
+    tmp_path: Path,
+) -> None:
+    t = small_session(tmp_path)
+    size = len(t.view())
+    host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                       checkpoint_transcript_size=size)  # fmt: skip
+    with open(t.path, "ab") as f:
+        f.write(b'{"i": 3, "half')
+    t.hook(EventType.TURN_END, check=False)
+    assert t.view() == t.native.read_bytes() + b" "  # one byte past it: the CLI sees new work
+
+
+def test_a_turn_end_pads_a_view_it_rewrote_to_fit_past_the_size_the_cli_stored(tmp_path: Path) -> None:
+    sizes: list[int] = []
+    for kind in [EventType.TOOL_USE, EventType.TURN_END]:  # the size the call leaves; then a TurnEnd after it
+        t = Transcript(tmp_path / str(kind), budget=8192, record=3000)
+        t.hook()
+        t.turn()
+        t.append(2900, 2900, 2900)
+        host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                           checkpoint_transcript_size=sizes[0] if sizes else 1)  # fmt: skip
+        t.hook(kind, check=False)
+        data = t.view()
+        assert b'"cut"' in data  # rewritten to fit
+        sizes.append(len(data))
+    assert sizes[1] == sizes[0] + 1 and data.endswith(b"\n ")  # one byte past it: the CLI sees new work
 
 
 def test_views_are_private_and_locked_beside_their_metadata(tmp_path: Path) -> None:

@@ -206,7 +206,7 @@ class Follower:
         # A view of LEAD alone has no header: its body starts at line 0.
         body = len(header) if len(header) > shift else 0
         m.update(head_lines=body, head_bytes=len(head) if body else 0, native_end=cut)
-        file.write_whole(head, len(header))
+        file.write_whole(head)
         if end > cut:
             self.append(native, cut, end)
         m["native_end"] = max(int(m["native_end"]), cut)
@@ -334,10 +334,9 @@ class Follower:
         stamp = [st.st_dev, st.st_ino, len(data), zlib.crc32(data)]
         if m.get("mirror") and m.get("native_id") == stamp:
             return True
-        from entire_core.views.frames import host_lines
 
         m.update(mirror=True, native_id=stamp, native_end=len(data), head_lines=0, head_bytes=0)
-        self.file.write_whole(data, host_lines(data))
+        self.file.write_whole(data)
         return True
 
 

@@ -92,7 +92,7 @@ class Fitter:
         data = head + body
         if isinstance(resume, int) and resume < lines:
             m.pop("resume", None)
-        file.write_whole(data, lines + body.count(b"\n"))
+        file.write_whole(data)
 
     def _header(self, cut: int, lines: int, first: bytes, lead: bool) -> list[bytes]:
         """The header of ``lines`` lines that replaces the view's lines before ``cut`` (``first`` the first)."""
@@ -189,7 +189,7 @@ class Fitter:
         body = b"\n".join([*lines, trailing])
         new = data[:start] + body
         if len(new) < len(data):
-            self.file.write_whole(new, self.file.lines())
+            self.file.write_whole(new)
 
     def shrunk(self, line: bytes) -> bytes | None:
         """A view line as ``_shrink`` shortens it when its turn does not fit (None: it cannot be)."""

@@ -91,14 +91,14 @@ class ViewFile:
         """The view's length in lines, as the CLI counts them (a view ending in blank lines: without them)."""
         lines = int(self.meta.get("view_lines", 0))
         size = int(self.meta.get("view_size", 0))
-        if lines and size:
+        if size:
             try:
                 with open(self.path, "rb") as f:
                     f.seek(max(0, size - 2))
-                    tail = f.read(2)
+                    tail = f.read(min(size, 2))  # the last committed bytes, not a padding space after them
             except OSError:
                 return lines
-            if tail in (b"\n\n", b"\n") or (tail.endswith(b"\r\n") and size <= 2):
+            if tail.isspace():  # its last line may be blank (spaces, a CR), which the CLI does not count
                 from entire_core.views.frames import host_lines
 
                 with open(self.path, "rb") as f:
@@ -110,8 +110,12 @@ class ViewFile:
         with open(self.path, "rb") as f:
             return f.read(int(self.meta["view_size"]))
 
-    def write_whole(self, data: bytes, lines: int) -> None:
-        """Replace the view with ``data`` through ``<view>.next``, committing through the metadata."""
+    def write_whole(self, data: bytes) -> None:
+        """Replace the view with ``data`` through ``<view>.next``, committing through the metadata.
+
+        Its ``view_lines`` are all its lines, trailing blank ones included: an append adds its own to
+        them, and ``lines`` drops the blank ones at the end as the CLI does.
+        """
         from entire_core import fsutil
 
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
@@ -129,6 +133,7 @@ class ViewFile:
         except OSError:  # a full disk: nothing is committed yet, and nothing of the attempt may stay
             fsutil.remove_file(self.next_path)
             raise
+        lines = data.count(b"\n") + (1 if data[-1:] not in (b"", b"\n") else 0)
         self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines, pad=0)
         self.save(durable=True)
         os.replace(self.next_path, self.path)
@@ -143,7 +148,7 @@ class ViewFile:
         stop = data.find(b"\n", at)
         values = marker_values(data[at:stop])
         new = data[:at] + marker(body, resume, values[2] if values is not None else None) + data[stop:]
-        self.write_whole(new, self.lines())
+        self.write_whole(new)
 
     def recover(self) -> bool:
         """Repair what a killed process left; False when only a rebuild can help."""

@@ -171,7 +171,7 @@ class View:
             from entire_core.views.wire import LEAD
 
             m["lead"] = 1
-            self.file.write_whole(LEAD + b"\n", 1)
+            self.file.write_whole(LEAD + b"\n")
         m["turn"] = int(m["view_size"])
         self.file.save()
 
@@ -212,7 +212,6 @@ class View:
         """
         from entire_core import offsets
         from entire_core.views.follow import native_mark
-        from entire_core.views.frames import host_lines
         from entire_core.views.wire import LEAD, head_lines_of, unpadded
 
         data = unpadded(data)  # a checkpoint of a padded view: its spaces are no part of the session
@@ -240,7 +239,7 @@ class View:
             import zlib
 
             file.meta.update(mirror=True, native_id=[*native_id, len(data), zlib.crc32(data)])
-        file.write_whole(data, host_lines(data))
+        file.write_whole(data)
 
 
 # -- what the subcommands call ----------------------------------------------------------------------------
