@@ -1027,6 +1027,27 @@ def test_a_rewrite_that_fails_to_write_leaves_no_next_file_and_the_view_as_it_wa
     assert (Path(t.path).read_bytes(), file.load()) == before
 
 
+def test_a_rewrite_whose_metadata_cannot_be_saved_leaves_no_next_file_and_the_view_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make faults, case full-disk (Qwen Code, seed 20261207): <view>.next was written whole, then the
+    # metadata that commits it could not be (ENOSPC), and the uncommitted rewrite stayed beside the view.
+    t = small_session(tmp_path)
+    file = views.View.for_session(t.owner, t.fmt, SESSION).file
+    file.meta = file.load()
+    before = Path(t.path).read_bytes(), dict(file.meta)
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(type(file), "save", full)
+    with pytest.raises(OSError, match="No space"):
+        file.write_whole(b"x" * 100 + b"\n")
+    monkeypatch.undo()
+    assert not os.path.exists(file.next_path)
+    assert (Path(t.path).read_bytes(), file.load()) == before
+
+
 def test_a_view_s_end_is_its_line_count_as_the_cli_counts_it_whatever_blank_line_it_ends_in(
     tmp_path: Path,
 ) -> None:

@@ -135,7 +135,16 @@ class ViewFile:
             raise
         lines = data.count(b"\n") + (1 if data[-1:] not in (b"", b"\n") else 0)
         self.meta.update(view_id=[st.st_dev, st.st_ino], view_size=len(data), view_lines=lines, pad=0)
-        self.save(durable=True)
+        try:
+            self.save(durable=True)
+        except OSError:  # a full disk: the attempt goes too, unless the metadata on disk already names it
+            try:
+                named = self.load().get("view_id")
+            except OSError:
+                named = None
+            if named != [st.st_dev, st.st_ino]:
+                fsutil.remove_file(self.next_path)
+            raise
         os.replace(self.next_path, self.path)
 
     def set_resume(self, resume: int) -> None:
