@@ -1048,6 +1048,50 @@ def test_a_rewrite_whose_metadata_cannot_be_saved_leaves_no_next_file_and_the_vi
     assert (Path(t.path).read_bytes(), file.load()) == before
 
 
+def test_an_append_cut_short_by_a_full_disk_leaves_no_torn_line_and_the_next_call_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make faults, case full-disk (Gemini CLI, seed 20261207): half an append was written before the disk
+    # was full, and the view's last line stayed torn until the next call cut it off.
+    t = small_session(tmp_path)
+    before = Path(t.path).read_bytes()
+    t.append(300, 400)
+    real_open = open
+
+    class Full:
+        def __init__(self, f: Any) -> None:
+            self.f = f
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.f.close()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.f, name)
+
+        def writelines(self, pieces: Any) -> None:
+            data = b"".join(pieces)
+            self.f.write(data[: len(data) // 2])
+            self.f.flush()
+            raise OSError(28, "No space left on device")
+
+    def full(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        f = real_open(path, mode, *args, **kwargs)
+        return Full(f) if str(path) == t.path and mode == "r+b" else f
+
+    monkeypatch.setattr("builtins.open", full)
+    with pytest.raises(OSError, match="No space"):
+        t.hook()
+    monkeypatch.undo()
+    assert Path(t.path).read_bytes() == before
+    data = t.hook()
+    assert data.startswith(before) and data.count(b"\n") == before.count(b"\n") + 2
+    for line in data.splitlines():
+        json.loads(line)
+
+
 def test_a_view_s_end_is_its_line_count_as_the_cli_counts_it_whatever_blank_line_it_ends_in(
     tmp_path: Path,
 ) -> None:

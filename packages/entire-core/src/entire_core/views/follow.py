@@ -269,11 +269,19 @@ class Follower:
                 return
             if reads_text:
                 m["wrap_state"] = self.fmt.state
-            with open(file.path, "r+b") as f:
-                f.seek(int(m["view_size"]))
-                f.writelines(pending)
-                f.truncate()
-            m["view_size"] = int(m["view_size"]) + size
+            committed = int(m["view_size"])
+            try:
+                with open(file.path, "r+b") as f:
+                    f.seek(committed)
+                    f.writelines(pending)
+                    f.truncate()
+            except OSError:  # a full disk: what was written of the append goes, so that no line is left torn
+                try:  # noqa: SIM105 - contextlib would be one more import
+                    os.truncate(file.path, committed)
+                except OSError:
+                    pass  # the next call's recover cuts it off
+                raise
+            m["view_size"] = committed + size
             m["view_lines"] = int(m["view_lines"]) + lines
             m["pad"] = 0  # written over
             # What a commit from here on says was read: without it the next call takes the file for another.
