@@ -139,3 +139,6 @@ def test_a_checkpoint_of_a_view_with_lead_restores_the_agents_file_and_the_view(
     data = Path(views.attach(owner, "w-1", str(restored), EventType.TURN_END)).read_bytes()  # pyright: ignore[reportArgumentType]
     assert data.startswith(stored) and [views.unwrap(x) for x in data.split(b"\n")[-3:-1]] == _said(2)
     assert views.native_bytes(data, wrapped=True) == restored.read_bytes()
+    # Lost, the view is made again from the agent's file, LEAD kept: line N is still the agent's line N - 1.
+    os.remove(path)
+    assert Path(views.attach(owner, "w-1", str(restored), EventType.TURN_END)).read_bytes() == data  # pyright: ignore[reportArgumentType]

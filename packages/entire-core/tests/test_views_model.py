@@ -1456,3 +1456,87 @@ def test_a_turn_past_10_mib_whose_first_record_holds_the_newest_half_budget_is_n
     data = t.hook()
     assert os.stat(t.path).st_ino == before.st_ino and len(data) == before.st_size + 101
     assert len(t.fmt.snapshots) == asked  # no re-base at the header's end
+
+
+# -- what a caller of View relies on (mutants of views.view) -------------------------------------------
+
+
+def as_v1(t: Transcript, *, native: Path | None = None, without: str = "") -> None:
+    """Leave ``t``'s view as v1 did: the native file's bytes, and v1 metadata following ``native``."""
+    data = t.native.read_bytes()
+    Path(t.path).write_bytes(data)
+    meta = {"v": 1, "native": str(native or t.native), "native_start": 0, "native_end": len(data),
+            "native_id": [0, 0], "native_mark": "", "follow": True, "turn": -1, "view_size": len(data)}  # fmt: skip
+    meta.pop(without, None)
+    t.meta_path.write_text(json.dumps(meta))
+
+
+def test_a_view_names_the_native_file_it_follows_before_and_after_a_v1_upgrade(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        assert view.native == str(t.native)
+    as_v1(t)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        assert view.legacy and view.native == str(t.native)
+
+
+def test_a_v1_view_is_rebuilt_by_a_refresh_from_the_file_and_start_it_recorded(tmp_path: Path) -> None:
+    for without in ["", "native_start"]:  # v1 metadata without a start: the session starts at byte 0
+        t = small_session(tmp_path / (without or "whole"))
+        as_v1(t, without=without)
+        t.append(100)
+        assert views.refreshed(t.owner, t.path, sync=False) is not None  # a v1 view is rebuilt even so
+        assert t.meta()["v"] == 2 and t.view() == t.native.read_bytes(), without
+
+
+def test_a_v1_view_handed_another_file_by_a_hook_follows_that_file(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(FIRST + b"\n" + record(1, 40) + b"\n")
+    as_v1(t, native=old)
+    t.append(100)
+    assert t.hook(check=False) == t.native.read_bytes()
+
+
+def test_a_v1_upgrade_removes_the_views_of_sessions_long_untouched(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    stale = t.meta_path.with_name("gone.json")
+    stale.write_text("{}")
+    os.utime(stale, (0, 0))
+    as_v1(t)
+    views.refreshed(t.owner, t.path)
+    assert not stale.exists()
+
+
+def test_a_refresh_without_sync_answers_the_view_as_it_stands(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    before = t.view()
+    t.append(100)
+    assert views.refreshed(t.owner, t.path, sync=False) is not None
+    assert t.view() == before
+    assert t.refresh() == t.native.read_bytes()
+
+
+def test_a_turn_end_pads_no_view_already_larger_than_the_cli_stored_and_never_a_mirror(
+    tmp_path: Path,
+) -> None:
+    for accepts in [True, False]:
+        t = small_session(tmp_path / str(accepts), accepts=accepts)
+        stored = 1 if accepts else 1 << 16  # a mirror is the agent's file as it is: never padded
+        host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                           checkpoint_transcript_size=stored)  # fmt: skip
+        t.append(100)
+        t.hook(EventType.TURN_END, check=False)
+        assert t.view() == t.native.read_bytes(), accepts
+
+
+def test_a_turn_end_pads_a_view_whose_metadata_a_version_before_padding_wrote(tmp_path: Path) -> None:
+    t = small_session(tmp_path)
+    meta = t.meta()
+    del meta["pad"]  # written before views were padded: none
+    t.meta_path.write_text(json.dumps(meta))
+    data = t.view()
+    host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                       checkpoint_transcript_size=len(data))  # fmt: skip
+    t.hook(EventType.TURN_END, check=False)
+    assert t.view() == data + b" "
