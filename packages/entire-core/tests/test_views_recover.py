@@ -227,3 +227,27 @@ def test_reclaim_says_whether_there_was_a_view_to_go_on_with(tmp_path: Path) -> 
     )
     Path(view.path).write_bytes(b"")  # an empty one: nothing a line of the CLI's can point into
     assert not reclaim(view.follower, str(native), 0, None)
+
+
+@pytest.mark.parametrize("made", ["appended", "rebuilt"])
+def test_a_re_based_text_format_whose_metadata_is_lost_mid_block_reads_on_as_it_would_have(
+    tmp_path: Path, made: str
+) -> None:
+    # The body after a header was read on from the session's start (appended after a re-base), or anew
+    # after the header (rebuilt): a block open across the body's start is mapped from one reading only.
+    t = Twins(tmp_path, budget=4096, fmt=Paragraphs)
+    t.native.write_bytes(b"session one\n\n")
+    data = b""
+    for n in range(24):
+        if made == "rebuilt" and n == 13:  # lost before it is re-based again
+            _lose(t.lost, "deleted")
+        t.hook(EventType.TURN_START)
+        with t.native.open("ab") as f:  # each turn ends mid-question: the block goes on in the next
+            f.write(b"of question %d\n\nA: " % n + b"an answer\n" * 16 + b"\nQ: question %d\n" % (n + 1))
+        if made == "rebuilt" and n == 12:  # made anew from the turn's start, mid-question
+            for owner in (t.plain, t.lost):
+                os.unlink(views.View.for_session(owner, owner.fmt, SESSION).path)
+        elif n % 5 == 4:
+            _lose(t.lost, "deleted" if n % 2 else "torn")
+        data = t.hook(EventType.TURN_END)
+    assert views.head_lines_of(data) > 1
