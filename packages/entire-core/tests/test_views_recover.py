@@ -69,6 +69,13 @@ class Twins:
         want = _hook(self.plain, self.native, kind)
         got = _hook(self.lost, self.native, kind)
         assert got == want, "the view went on otherwise than it would have"
+        plain, lost = (json.loads(_meta_path(owner).read_bytes()) for owner in (self.plain, self.lost))
+        for m in (plain, lost):
+            del m["view_id"], m["touched"]  # two files, written at two times
+        # Where the turn in progress started is lost with the metadata: unknown (< 0) until the next TurnStart.
+        turn = lost.pop("turn")
+        assert turn == plain.pop("turn") or turn < 0
+        assert lost == plain, "the metadata read back is not the metadata lost"
         return got
 
 
@@ -143,8 +150,13 @@ def test_a_text_format_whose_metadata_is_lost_mid_block_reads_on_as_it_would_hav
     assert data.count(b'{"type":"assistant"') == 1 and data.count(b'{"type":"user"') == 2
 
 
+@pytest.mark.parametrize(
+    "replaced",
+    [[FIRST, *_said(9)], [b'{"session":"w-2"}', *_said(1)]],  # every line is matched, the first too
+    ids=["later-lines", "first-line"],
+)
 def test_a_view_whose_metadata_is_lost_and_whose_file_was_replaced_fails_rather_than_go_on_otherwise(
-    tmp_path: Path,
+    tmp_path: Path, replaced: list[bytes]
 ) -> None:
     # Made anew, its lines would no longer be the ones the CLI stored numbers of: no checkpoint rather than another.
     owner = Owner(tmp_path)
@@ -152,7 +164,7 @@ def test_a_view_whose_metadata_is_lost_and_whose_file_was_replaced_fails_rather_
     _append(native, [FIRST, *_said(1)])
     before = _hook(owner, native, EventType.TURN_START)
     _lose(owner, "deleted")
-    native.write_bytes(FIRST + b"\n" + b"\n".join(_said(9)) + b"\n")
+    native.write_bytes(b"".join(line + b"\n" for line in replaced))
     for kind in (EventType.TURN_END, EventType.TURN_START):  # and so it stays
         with pytest.raises(AgentError, match="no longer matches"):
             _hook(owner, native, kind)
@@ -183,14 +195,59 @@ def test_a_view_of_lead_alone_whose_metadata_is_lost_before_the_agent_wrote_its_
     t.hook(EventType.TURN_END)
 
 
-def test_a_line_never_committed_after_a_view_whose_metadata_is_lost_is_cut_off(tmp_path: Path) -> None:
+@pytest.mark.parametrize("torn", [b'{"type":"user","mess', b"{"], ids=["long", "one-byte"])
+def test_a_line_never_committed_after_a_view_whose_metadata_is_lost_is_cut_off(
+    tmp_path: Path, torn: bytes
+) -> None:
     t = Twins(tmp_path)
     _append(t.native, [FIRST, *_said(1)])
     t.hook(EventType.TURN_START)
     view = views.View.for_session(t.lost, t.lost.fmt, SESSION)
     with open(view.path, "ab") as f:
-        f.write(b'{"type":"user","mess')
+        f.write(torn)
     _lose(t.lost, "deleted")
     t.hook(EventType.TOOL_USE)
     _append(t.native, _said(2))
     t.hook(EventType.TURN_END)
+
+
+def test_reclaim_says_whether_there_was_a_view_to_go_on_with(tmp_path: Path) -> None:
+    from entire_core.views.reclaim import reclaim
+
+    owner = Owner(tmp_path)
+    native = tmp_path / "native.jsonl"
+    _append(native, [FIRST, *_said(1)])
+    view = views.View.for_session(owner, owner.fmt, SESSION)
+    assert not reclaim(view.follower, str(native), 0, None)  # no view at all
+    _hook(owner, native, EventType.TURN_START)
+    _lose(owner, "deleted")
+    view = views.View.for_session(owner, owner.fmt, SESSION)
+    assert (
+        reclaim(view.follower, str(native), 0, None) and view.file.meta["native_end"] == native.stat().st_size
+    )
+    Path(view.path).write_bytes(b"")  # an empty one: nothing a line of the CLI's can point into
+    assert not reclaim(view.follower, str(native), 0, None)
+
+
+@pytest.mark.parametrize("made", ["appended", "rebuilt"])
+def test_a_re_based_text_format_whose_metadata_is_lost_mid_block_reads_on_as_it_would_have(
+    tmp_path: Path, made: str
+) -> None:
+    # The body after a header was read on from the session's start (appended after a re-base), or anew
+    # after the header (rebuilt): a block open across the body's start is mapped from one reading only.
+    t = Twins(tmp_path, budget=4096, fmt=Paragraphs)
+    t.native.write_bytes(b"session one\n\n")
+    data = b""
+    for n in range(24):
+        if made == "rebuilt" and n == 13:  # lost before it is re-based again
+            _lose(t.lost, "deleted")
+        t.hook(EventType.TURN_START)
+        with t.native.open("ab") as f:  # each turn ends mid-question: the block goes on in the next
+            f.write(b"of question %d\n\nA: " % n + b"an answer\n" * 16 + b"\nQ: question %d\n" % (n + 1))
+        if made == "rebuilt" and n == 12:  # made anew from the turn's start, mid-question
+            for owner in (t.plain, t.lost):
+                os.unlink(views.View.for_session(owner, owner.fmt, SESSION).path)
+        elif n % 5 == 4:
+            _lose(t.lost, "deleted" if n % 2 else "torn")
+        data = t.hook(EventType.TURN_END)
+    assert views.head_lines_of(data) > 1
