@@ -58,18 +58,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from entire_core.cli import READING
 from entire_sim import demo
 from entire_sim.plugin import CallFailed, Plugin
 from entire_sim.simulator import Simulator
 
-READING = frozenset([
-    "info", "detect", "get-session-id", "get-session-dir", "resolve-session-file", "read-session",
-    "read-transcript", "chunk-transcript", "reassemble-transcript", "format-resume-command",
-    "are-hooks-installed", "get-transcript-position", "extract-modified-files", "extract-prompts",
-    "extract-summary", "calculate-tokens", "compact-transcript", "extract-all-modified-files",
-    "calculate-total-tokens",
-])  # fmt: skip
-"""Subcommands that only read: they must change no file (issue 37)."""
 SIGNALS = ("KILL", "TERM")
 KINDS = ("torn", "leftover", "lock", "process", "hook", "agent-files", "checkpoint", "events", "unreached",
          "host-fallback", "known")  # fmt: skip

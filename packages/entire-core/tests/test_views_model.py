@@ -1004,43 +1004,31 @@ def test_metadata_that_cannot_be_read_fails_the_call_instead_of_being_taken_as_n
     assert file.load() == {}
 
 
-def test_a_rewrite_that_fails_to_write_leaves_no_next_file_and_the_view_as_it_was(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("full_at", ["next", "metadata"])
+def test_a_rewrite_on_a_full_disk_leaves_no_next_file_and_the_view_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_at: str
 ) -> None:
-    # make faults, case full-disk: the write of <view>.next failed (ENOSPC) and the file stayed.
+    # make faults, case full-disk: ENOSPC while <view>.next was written, or once it was written whole,
+    # while the metadata that commits it was saved (Qwen Code and Aider, seed 20261207): either way the
+    # uncommitted rewrite stayed beside the view.
     t = small_session(tmp_path)
     file = views.View.for_session(t.owner, t.fmt, SESSION).file
     file.meta = file.load()
     before = Path(t.path).read_bytes(), dict(file.meta)
     real_write = os.write
 
-    def full(fd: int, data: Any) -> int:
+    def full_write(fd: int, data: Any) -> int:
         if os.readlink(f"/proc/self/fd/{fd}") == file.next_path:
             raise OSError(28, "No space left on device")
         return real_write(fd, data)
 
-    monkeypatch.setattr(os, "write", full)
-    with pytest.raises(OSError, match="No space"):
-        file.write_whole(b"x" * 100 + b"\n")
-    monkeypatch.undo()
-    assert not os.path.exists(file.next_path)
-    assert (Path(t.path).read_bytes(), file.load()) == before
-
-
-def test_a_rewrite_whose_metadata_cannot_be_saved_leaves_no_next_file_and_the_view_as_it_was(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # make faults, case full-disk (Qwen Code, seed 20261207): <view>.next was written whole, then the
-    # metadata that commits it could not be (ENOSPC), and the uncommitted rewrite stayed beside the view.
-    t = small_session(tmp_path)
-    file = views.View.for_session(t.owner, t.fmt, SESSION).file
-    file.meta = file.load()
-    before = Path(t.path).read_bytes(), dict(file.meta)
-
-    def full(*args: Any, **kwargs: Any) -> None:
+    def full_save(*args: Any, **kwargs: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(type(file), "save", full)
+    if full_at == "next":
+        monkeypatch.setattr(os, "write", full_write)
+    else:
+        monkeypatch.setattr(type(file), "save", full_save)
     with pytest.raises(OSError, match="No space"):
         file.write_whole(b"x" * 100 + b"\n")
     monkeypatch.undo()

@@ -107,6 +107,17 @@ SUBCOMMANDS: dict[str, Spec] = {
 }
 
 
+READING = frozenset([
+    "info", "detect", "get-session-id", "get-session-dir", "resolve-session-file", "read-session",
+    "read-transcript", "chunk-transcript", "reassemble-transcript", "format-resume-command",
+    "are-hooks-installed", "get-transcript-position", "extract-modified-files", "extract-prompts",
+    "extract-summary", "calculate-tokens", "compact-transcript", "extract-all-modified-files",
+    "calculate-total-tokens",
+])  # fmt: skip
+"""The subcommands that only read: the host calls them whenever it likes, so each must change no file
+(issue 37; the contract kit's ``contract_reading`` and ``make faults`` hold every agent to it)."""
+
+
 FLAG_HELP: dict[str, str] = {
     "repo-path": "the repository's root directory",
     "session-dir": "the directory get-session-dir answered",

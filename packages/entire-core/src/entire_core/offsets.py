@@ -148,22 +148,11 @@ def count_newlines(path: str, begin: int, end: int) -> int:
 def line_start_in(path: str, begin: int, lines: int) -> int:
     """The byte at which line ``lines`` (0-based, counted from byte ``begin``) of ``path`` starts; the
     end of the file when it has fewer lines. The file counterpart of ``line_start``."""
-    position = begin
     if lines <= 0:
-        return position
+        return begin
     with open(path, "rb") as f:
-        f.seek(begin)
-        while block := f.read(_BLOCK):
-            found = block.count(b"\n")
-            if found < lines:
-                lines -= found
-                position += len(block)
-                continue
-            at = -1
-            for _ in range(lines):
-                at = block.find(b"\n", at + 1)
-            return position + at + 1
-    return position
+        after = _after_lines(f, begin, lines)
+        return after if after is not None else f.tell()
 
 
 def line_at(path: str, start: int) -> bytes | None:

@@ -17,17 +17,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from entire_core.cli import READING
 from entire_core.testing.checks import Env
 from entire_core.testing.contract_base import ContractBase, b64
-
-READING = frozenset([
-    "info", "detect", "get-session-id", "get-session-dir", "resolve-session-file", "read-session",
-    "read-transcript", "chunk-transcript", "reassemble-transcript", "format-resume-command",
-    "are-hooks-installed", "get-transcript-position", "extract-modified-files", "extract-prompts",
-    "extract-summary", "calculate-tokens", "compact-transcript", "extract-all-modified-files",
-    "calculate-total-tokens",
-])  # fmt: skip
-"""The subcommands that only read (as ``tools/faults`` has them): each must change no file."""
 
 Snapshot = dict[str, tuple[Any, ...]]
 
