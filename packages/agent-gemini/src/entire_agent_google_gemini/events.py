@@ -70,7 +70,7 @@ def resumed_file(ref: str, session_id: str) -> str:
     Resuming across a minute boundary first creates a stray file for the new minute; the session's
     conversation is in the older file of the same session id.
     """
-    from entire_agent_google_gemini import paths, sessionfile
+    from entire_agent_google_gemini import sessionfile
 
     def usable(path: str) -> bool:
         """The file is this session's (its header) and records a message: read until one is found."""
@@ -90,7 +90,7 @@ def resumed_file(ref: str, session_id: str) -> str:
 
     if usable(ref):
         return ref
-    for candidate in paths.session_candidates(os.path.dirname(ref), session_id):
+    for candidate in sessionfile.session_candidates(os.path.dirname(ref), session_id):
         if usable(candidate):
             return candidate
     return ref

@@ -183,22 +183,3 @@ def claim(project_tmp: str, project_root: str) -> None:
 def short_id(session_id: str) -> str:
     """The first 8 characters of a session id, as Gemini puts them in chat file names."""
     return session_id[:8]
-
-
-def session_candidates(chats: str, session_id: str) -> list[str]:
-    """Chat files in ``chats`` whose name could hold ``session_id``: ``.jsonl`` first, newest first."""
-    try:
-        names = os.listdir(chats)
-    except OSError:
-        return []
-    tails = (f"-{short_id(session_id)}.jsonl", f"-{short_id(session_id)}.json", f"-{session_id}.jsonl")
-    found = [os.path.join(chats, n) for n in names if n.startswith(SESSION_PREFIX) and n.endswith(tails)]
-
-    def order(path: str) -> tuple[bool, float]:
-        try:
-            mtime = os.stat(path).st_mtime
-        except OSError:
-            mtime = 0.0
-        return (path.endswith(".jsonl"), mtime)
-
-    return sorted(found, key=order, reverse=True)

@@ -83,7 +83,7 @@ def _sibling(path: str, session_id: str | None) -> bytes | None:
         return None
     stem = name.rsplit(".", 1)[0]
     wanted = session_id or stem.rsplit("-", 1)[-1]
-    for candidate in paths.session_candidates(os.path.dirname(path), wanted):
+    for candidate in session_candidates(os.path.dirname(path), wanted):
         if os.path.normcase(candidate) == os.path.normcase(path):
             continue
         data = _read(candidate)
@@ -211,3 +211,30 @@ def prepare(path: str, scratch: Scratch) -> None:
     if not legacy and (written or current == best):
         # Where this turn's end falls, for the next turn's reads to count from (``tail_lines``).
         _positions(scratch).remember(path, complete.count(b"\n"), len(complete))
+
+
+def session_candidates(chats: str, session_id: str) -> list[str]:
+    """Chat files in ``chats`` whose name could hold ``session_id``: ``.jsonl`` first, newest first."""
+    from entire_agent_google_gemini import paths
+
+    try:
+        names = os.listdir(chats)
+    except OSError:
+        return []
+    tails = (
+        f"-{paths.short_id(session_id)}.jsonl",
+        f"-{paths.short_id(session_id)}.json",
+        f"-{session_id}.jsonl",
+    )
+    found = [
+        os.path.join(chats, n) for n in names if n.startswith(paths.SESSION_PREFIX) and n.endswith(tails)
+    ]
+
+    def order(path: str) -> tuple[bool, float]:
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            mtime = 0.0
+        return (path.endswith(".jsonl"), mtime)
+
+    return sorted(found, key=order, reverse=True)

@@ -23,9 +23,9 @@ def session_file(chats: str, session_id: str) -> str:
     ``gemini --resume <id>`` reads the header of every ``session-*.json(l)`` file, so the name only has
     to keep Gemini's prefix; it carries the whole id (the Entire CLI looks for it in the name).
     """
-    from entire_agent_google_gemini import transcript
+    from entire_agent_google_gemini import sessionfile, transcript
 
-    for candidate in paths.session_candidates(chats, session_id):
+    for candidate in sessionfile.session_candidates(chats, session_id):
         try:
             with open(candidate, "rb") as f:
                 chat = transcript.parse(f.read())
