@@ -210,15 +210,17 @@ class Follower:
         if end > cut:
             self.append(native, cut, end)
         m["native_end"] = max(int(m["native_end"]), cut)
+        # A v1 upgrade: the view line where its turn in progress resumes, counted before the mark is taken.
+        kept_turn = None
+        if resume_at is not None and resume_at >= 0:
+            kept_turn = len(header) + offsets.count_newlines(native, cut, max(cut, resume_at))
         m["native_mark"] = native_mark(native, start, int(m["native_end"]))
         if turn_line is not None and turn_line >= len(header):
             m["turn"] = offsets.line_start_in(file.path, 0, turn_line)
         if resume_at is not None:
-            if resume_at >= 0:
-                resume = len(header) + offsets.count_newlines(native, cut, max(cut, resume_at))
-                m["turn"] = offsets.line_start_in(file.path, 0, resume)
-            else:
-                resume = file.lines()
+            resume = file.lines() if kept_turn is None else kept_turn
+            if kept_turn is not None:
+                m["turn"] = offsets.line_start_in(file.path, 0, kept_turn)
             m["resume"] = resume
             if header:
                 file.set_resume(resume)
