@@ -110,8 +110,9 @@ def test_a_killed_call_leaves_its_event_to_the_next(
     assert state["queue"] == []  # every event answered, and each one gone once its answer was out
 
 
-@pytest.mark.xfail(reason="a kill after the answer is out and its event's removal saved, as the process exits: "
-                   "the host throws the answer away and the event is gone (issue 37: the host's acknowledgement)")  # fmt: skip
+@pytest.mark.xfail(reason="called without a deliverer (none of ours runs entire hooks: only tests and the fault "
+                   "harness call parse-hook so): a kill after the answer is out and its event's removal saved, as "
+                   "the process exits, loses the event; notify and the launcher acknowledge it instead (issue 37)")  # fmt: skip
 def test_a_kill_in_the_exit_after_the_answer_loses_the_event(grown: Callable[[str], Path]) -> None:
     expected = _answers(grown("plain"))
     assert _answers(grown("killed"), kill_call=1, at="write.renamed@state-#2") == expected
