@@ -8,6 +8,7 @@ contract tests, the lockstep check, ruff, pyright and the wheel build must pass 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,7 +56,9 @@ def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_pa
     assert "entire-agent-acme-coder" in (copy / "CHANGELOG.md").read_text().split("## 0.")[0]
 
     tests = _run(copy, *run, "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", str(package))
-    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    assert " passed" in tests.stdout and not re.search(
+        r"\b\d+ failed", tests.stdout
+    )  # "1 xfailed" is no failure
     # The agent reads its sessions through its view from the start; the kit's view tests and the window pass.
     passed = {line.split("::", 1)[1] for line in tests.stdout.splitlines() if line.startswith("PASSED ")}
     assert {

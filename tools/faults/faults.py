@@ -153,6 +153,21 @@ def _differences(before: dict[str, tuple[int, int, int]], after: dict[str, tuple
 # -- one session, step by step -----------------------------------------------------------------------------
 
 
+def _aider_delivered(repo: Path, payload: bytes, delivered: bool) -> None:
+    """What ``notify.deliver`` does after each ``entire hooks`` call it runs: the event the call took
+    leaves Aider's queue when the host has it, and is answered again when the call failed (issue 37)."""
+    from entire_agent_aider.events import _history_file, settle
+    from entire_core import liveness
+
+    history = _history_file(str(json.loads(payload).get("history_file") or ""), str(repo))
+    settle("aider", str(repo), history, liveness.token(), delivered=delivered)
+
+
+DELIVERERS: dict[str, Callable[[Path, bytes, bool], None]] = {"aider": _aider_delivered}
+"""Agents whose hooks a deliverer of ours runs and acknowledges (``entire_core.eventqueue``): Aider's come
+from ``notify`` and the launcher, never from the agent. The harness is that deliverer here."""
+
+
 class Session:
     """One agent's bundled session in the sandbox ``root`` (always the same path: ids and views name it)."""
 
@@ -178,6 +193,10 @@ class Session:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.replay.home), "LANG": "C.UTF-8",
                "TMPDIR": str(self.root / "tmp"), "ENTIRE_AGENT_FRONT": "0"}  # fmt: skip
         env.update({k: self.replay.expand(v) for k, v in self.replay.spec.get("env", {}).items()})
+        if self.agent in DELIVERERS:  # this process delivers the hooks, as notify does (``deliver``)
+            from entire_core import eventqueue, liveness
+
+            env[eventqueue.DELIVERY_ENV] = liveness.token()
         env.update(self.env)
         self.sim = Simulator(self.replay.repo, state_dir=self.root / "state", env=env)
 
@@ -205,7 +224,10 @@ class Session:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(content, encoding="utf-8")
             elif "hook" in step:
-                record = sim.hook(self.agent, step["hook"], self.replay.read(step["payload"]))
+                payload = self.replay.read(step["payload"])
+                record = sim.hook(self.agent, step["hook"], payload)
+                if self.agent in DELIVERERS:
+                    DELIVERERS[self.agent](self.replay.repo, payload, not record.get("error"))
                 done["failed"] = record.get("error") or ""
                 if record.get("event"):
                     done["events"].append(self.normal(record["event"]))

@@ -116,3 +116,52 @@ def test_a_failing_confirmation_keeps_the_answer_and_its_exit_status(tmp_path: P
 def test_events_of_mends_a_damaged_state() -> None:
     state: dict[str, Any] = {"queue": "torn"}
     assert eventqueue.events_of(state, "queue") == [] and state == {"queue": []}
+
+
+def test_a_delivered_event_leaves_only_when_its_deliverer_acknowledges_it() -> None:
+    # The deliverer (this process, as notify is to its `entire hooks` calls) names the calls it causes.
+    mine = liveness.token()
+    events = [{"n": 1}, {"n": 2}]
+    assert EventQueue(events).take(mine) == {"n": 1, MARK: mine}
+    # Neither acknowledged nor released (its acknowledgement failed): the next call answers it again.
+    assert EventQueue(events).take(mine) == {"n": 1, MARK: mine}
+    assert EventQueue(events).acknowledge(mine) and [e["n"] for e in events] == [2]
+    assert not EventQueue(events).acknowledge(mine)  # the call took nothing (Entire not enabled)
+
+
+def test_a_failed_delivery_is_answered_again_until_max_tries() -> None:
+    mine = liveness.token()
+    events = [{"n": 1}, {"n": 2}]
+    for tries in range(1, eventqueue.MAX_TRIES):
+        assert EventQueue(events).take(mine) == {
+            "n": 1,
+            MARK: mine,
+            **({eventqueue.TRIES: tries - 1} if tries > 1 else {}),
+        }
+        assert EventQueue(events).release(mine)
+        assert events[0] == {"n": 1, eventqueue.TRIES: tries}
+    EventQueue(events).take(mine)
+    assert EventQueue(events).release(mine) and [e["n"] for e in events] == [2]
+    assert not EventQueue(events).release(mine)
+
+
+def test_another_deliverer_waits_for_a_live_one() -> None:
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        events = [{"n": 1, MARK: _token_of(alive)}]
+        with pytest.raises(Busy):
+            EventQueue(events).take(liveness.token())
+    finally:
+        alive.kill()
+        alive.wait()
+    assert EventQueue(events).take(liveness.token()) == {"n": 1, MARK: liveness.token()}
+
+
+def test_delivery_is_a_token_of_a_process_that_runs() -> None:
+    assert eventqueue.delivery({eventqueue.DELIVERY_ENV: liveness.token()}) == liveness.token()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    token = _token_of(dead)
+    dead.wait()
+    for value in ("", "x", "12", "a.b", token):
+        assert eventqueue.delivery({eventqueue.DELIVERY_ENV: value}) == ""
+    assert eventqueue.delivery({}) == ""

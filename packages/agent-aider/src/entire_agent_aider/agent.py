@@ -86,6 +86,16 @@ class AiderAgent(
             "(run by the launcher's Aider before it commits) bring the session's view up to date",
             flags={"--history FILE": "the chat-history file", "--session ID": "the launched session's id"},
         ),
+        "delivered": Command(
+            _PKG + "events:delivered",
+            "(run by the launcher after each `entire hooks` call) the event it delivered leaves, or is kept",
+            flags={
+                "--history FILE": "the chat-history file",
+                "--delivery TOKEN": "the launcher's process token the call ran with",
+                "--status N": "the exit status of `entire hooks`",
+            },
+            kinds={"status": INT},
+        ),
         "notify": Command(
             _PKG + "notify:notify",
             "(run by Aider's notifications-command) report to Entire",

@@ -31,6 +31,10 @@ import time
 from typing import Any, cast
 
 ENV = "ENTIRE_AIDER_INPROC"
+DELIVERY_ENV = "ENTIRE_EVENT_DELIVERY"
+"""``entire_core.eventqueue.DELIVERY_ENV``: this process, which acknowledges the events its calls take."""
+MARK = "answering"
+"""``entire_core.eventqueue.MARK``: the key of a queued event that names who answers it."""
 HOOK_TIMEOUT = 120.0
 HOOK_POINTS = (("aider.coders.base_coder", "Coder", "send_message"),
                ("aider.coders.base_coder", "Coder", "get_input"),
@@ -91,8 +95,10 @@ class Hooks:
             for _ in range(64):
                 before = self._progress()[0]
                 result = _run(
-                    [entire, "hooks", self._text("agent") or "aider", hook], body, self._text("root")
-                )
+                    [entire, "hooks", self._text("agent") or "aider", hook], body, self._text("root"),
+                    {**os.environ, DELIVERY_ENV: _token()},
+                )  # fmt: skip
+                self.settle(result)
                 if result != 0:
                     self.failures.append(f"{hook}: entire exited with status {result}")
                     return
@@ -102,32 +108,67 @@ class Hooks:
                 hook = str(hook_of_type.get(str(head), "turn-end"))
                 body = {**body, "hook": hook, "turn_over": False}
 
+    def settle(self, status: int) -> None:
+        """The event our ``entire hooks`` call took leaves the queue when it exited 0 (the host has it), and is
+        answered again by the next call when it failed (the plugin's ``delivered``; ``entire_core.eventqueue``)."""
+        try:
+            with open(self._text("state"), "rb") as f:
+                found = _obj(json.loads(f.read())).get("queue")
+        except (OSError, ValueError):
+            return
+        queue = cast("list[object]", found) if isinstance(found, list) else []
+        if not any(_obj(event).get(MARK) == _token() for event in queue):
+            return  # the call took no event (Entire not enabled here, or it failed before the plugin)
+        self._plugin("delivered", "--delivery", _token(), "--status", str(status))
+
     def sync_view(self) -> None:
         """Bring the session's view up to everything Aider has written (the plugin's ``sync`` command)."""
+        self._plugin("sync", "--session", self._text("session"))
+
+    def _plugin(self, command: str, *args: str) -> None:
+        """The plugin's ``command`` about our history file (``sync``, ``delivered``); a failure is noted."""
         found = self.config.get("plugin")
         plugin = [str(a) for a in cast("list[object]", found)] if isinstance(found, list) else []
         if not plugin:
             return
-        argv = [*plugin, "sync", "--history", self._text("history"), "--session", self._text("session")]
+        argv = [*plugin, command, "--history", self._text("history"), *args]
         try:
             done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, cwd=self._text("root") or None,
                                   timeout=HOOK_TIMEOUT, check=False)  # fmt: skip
         except (OSError, subprocess.SubprocessError) as exc:
-            self.failures.append(f"sync: {exc}")
+            self.failures.append(f"{command}: {exc}")
             return
         if done.returncode != 0:
-            self.failures.append("sync: " + done.stderr.decode("utf-8", "replace").strip()[-300:])
+            self.failures.append(f"{command}: " + done.stderr.decode("utf-8", "replace").strip()[-300:])
 
 
 def _obj(value: object) -> dict[str, object]:
     return cast("dict[str, object]", value) if isinstance(value, dict) else {}
 
 
-def _run(argv: list[str], body: dict[str, object], cwd: str) -> int:
+_mine = ""
+
+
+def _token() -> str:
+    """This process's ``entire_core.liveness`` token, ``<pid>.<start>`` (its start time from ``/proc``)."""
+    global _mine
+    if not _mine:
+        start = "0"
+        try:
+            with open(f"/proc/{os.getpid()}/stat", "rb") as f:
+                start = f.read().rsplit(b")", 1)[1].split()[19].decode("ascii")
+        except (OSError, IndexError):
+            pass
+        _mine = f"{os.getpid()}.{start}"
+    return _mine
+
+
+def _run(argv: list[str], body: dict[str, object], cwd: str, env: dict[str, str] | None = None) -> int:
     try:
         done = subprocess.run(argv, input=json.dumps(body).encode("utf-8"), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, cwd=cwd or None, timeout=HOOK_TIMEOUT, check=False)  # fmt: skip
+                              stderr=subprocess.PIPE, cwd=cwd or None, timeout=HOOK_TIMEOUT, env=env,
+                              check=False)  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return 127
     return done.returncode

@@ -112,14 +112,15 @@ class Machine:
             }
         )
 
-    def take(self) -> dict[str, Any] | None:
-        """The oldest undelivered event, marked as this call's to answer (``entire_core.eventqueue``).
+    def take(self, delivery: str = "") -> dict[str, Any] | None:
+        """The oldest undelivered event, marked as this call's to answer (``entire_core.eventqueue``), or as
+        ``delivery``'s, the deliverer that acknowledges it once the host has it (``notify.deliver``).
 
         It stays queued until the answer is out; ``eventqueue.Busy`` while another call answers it.
         """
         from entire_core.eventqueue import EventQueue
 
-        item = EventQueue(self.queue).take()
+        item = EventQueue(self.queue).take(delivery)
         if item is not None:
             self.st["delivered"] = int(self.st.get("delivered", 0)) + 1
         return item

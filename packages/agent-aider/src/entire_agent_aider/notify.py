@@ -81,7 +81,16 @@ def deliver(
     entire = shutil.which("entire")
     if entire is None:
         return 0
+    from entire_core import eventqueue, liveness
+
+    from entire_agent_aider.events import settle
+
     scratch = Scratch(repo_root, agent_name)
+    # The event each call takes is this process's to acknowledge (entire_core.eventqueue): it leaves the
+    # queue only when `entire hooks` exited 0, the host having it; a call that failed, or that the host
+    # killed, leaves it to be answered again.
+    token = liveness.token()
+    env = {**os.environ, eventqueue.DELIVERY_ENV: token}
     # In the plugin's state directory, not the repository: Entire may not be enabled here, and then
     # nothing may create .entire/. Deleted as it is released, so no delivery leaves a file behind.
     drain_lock = os.path.join(state_dir(os.environ, agent_name), f"drain-{store.history_key(history)}.lock")
@@ -94,8 +103,10 @@ def deliver(
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=repo_root,
+                env=env,
                 check=False,
             )
+            settle(agent_name, repo_root, history, token, delivered=result.returncode == 0)
             if result.returncode != 0:
                 if not quiet:
                     sys.stderr.write(result.stderr.decode("utf-8", "replace"))

@@ -230,14 +230,24 @@ def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]
     return {"hooks_installed": int(agent.install_hooks(force=flags.bool_("force")))}
 
 
-def uninstall_hooks(agent: HookSupport, flags: Flags, stdin: bytes) -> None:
-    """Remove our hooks."""
-    agent.uninstall_hooks()
+def uninstall_hooks(agent: Agent, flags: Flags, stdin: bytes) -> None:
+    """Remove our hooks, marked under way until everything is done (``installs.uninstalling``)."""
+    from entire_core import installs
+
+    assert isinstance(agent, HookSupport)
+    with installs.uninstalling(agent.env, agent.name, agent.repo_root):
+        agent.uninstall_hooks()
 
 
-def are_hooks_installed(agent: HookSupport, flags: Flags, stdin: bytes) -> dict[str, object]:
-    """Whether our hooks are installed."""
-    return {"installed": bool(agent.are_hooks_installed())}
+def are_hooks_installed(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
+    """Whether our hooks are installed, or may still be: an uninstall killed before it was done is
+    reported as installed, so that the retried ``entire disable`` calls ``uninstall-hooks`` again."""
+    from entire_core import installs
+
+    assert isinstance(agent, HookSupport)
+    if agent.are_hooks_installed():
+        return {"installed": True}
+    return {"installed": installs.uninstall_unfinished(agent.env, agent.name, agent.repo_root)}
 
 
 # -- transcripts: reading, chunking, positions, files, prompts, summary, tokens ------------------------

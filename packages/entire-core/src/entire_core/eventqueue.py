@@ -17,8 +17,23 @@ before its removal was saved), never not at all, and never out of order. While t
 being answered by a process that still runs, ``take`` raises ``Busy``: the caller lets go of its lock
 and asks again (``take_in_order`` does), so that a later event never overtakes it.
 
+That leaves one kill: after the answer is wholly written and its removal saved, as the process exits.
+The host throws a killed call's answer away, so the event is lost. Only whoever reads the host's own
+outcome can close that: a *deliverer* of ours, which runs ``entire hooks <agent> <hook>`` itself and
+reads its exit status (Aider's ``notify`` and launcher). It names itself to the calls it causes in
+``DELIVERY_ENV`` (its ``liveness`` token; the host hands its environment on to the plugin), and then:
+
+- ``take(delivery=...)`` marks the event as that deliverer's, and the call leaves it queued when its
+  answer is out (no ``confirm_when_answered``);
+- the deliverer removes it once ``entire hooks`` exited 0, the host having dispatched it
+  (``acknowledge``), or clears the mark when it failed (``release``), so that the next call answers
+  it again: the host may hear an event twice (it failed after the event was dispatched, or the
+  deliverer was killed before its acknowledgement was saved), never not at all. An event released
+  ``MAX_TRIES`` times leaves the queue all the same, so that one the host refuses every time does not
+  hold back every later one; each of those failures was the host's, shown where the hook ran.
+
 Events are JSON objects; the queue is a list inside the caller's state, whose lock and writes are the
-caller's. The mark is one more key in the event (``MARK``), which readers of the queue ignore.
+caller's. The marks are more keys in the event (``MARK``, ``TRIES``), which readers of the queue ignore.
 """
 
 from __future__ import annotations
@@ -27,14 +42,31 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any, TypeVar
 
     T = TypeVar("T")
 
 MARK = "answering"
-"""The key of an event being answered: the token of the process answering it."""
+"""The key of an event being answered: the token of the process answering it, or of its deliverer."""
+TRIES = "tries"
+"""The key of the number of times a deliverer released an event its ``entire hooks`` call failed on."""
+MAX_TRIES = 3
+"""Deliveries an event gets before it leaves the queue without the host's acknowledgement."""
+DELIVERY_ENV = "ENTIRE_EVENT_DELIVERY"
+"""Set by a deliverer of ours for the ``entire hooks`` call it runs: its ``liveness`` token."""
 POLL_SECONDS = 0.01
+
+
+def delivery(env: Mapping[str, str]) -> str:
+    """The deliverer named in ``env`` (``DELIVERY_ENV``), when it is a token of a process that runs; else ``""``."""
+    from entire_core import liveness
+
+    token = env.get(DELIVERY_ENV, "")
+    pid, dot, start = token.partition(".")
+    if not (dot and pid.isdigit() and start.isdigit()) or liveness.gone(token):
+        return ""
+    return token
 
 
 class Busy(Exception):
@@ -56,21 +88,25 @@ class EventQueue:
         """Queue ``event`` after every other."""
         self.events.append(event)
 
-    def take(self) -> dict[str, Any] | None:
-        """The oldest event, marked as being answered by this process; None when there is none.
+    def take(self, delivery: str = "") -> dict[str, Any] | None:
+        """The oldest event, marked as being answered by this process, or for ``delivery`` (a deliverer's
+        token, ``DELIVERY_ENV``); None when there is none.
 
         An event this process marked before (an earlier call in the same process, as tests make them)
-        was answered: it leaves now. One marked by a process that has ended is answered again. Raises
-        ``Busy`` when a process that still runs is answering the oldest.
+        was answered: it leaves now. One marked for ``delivery`` before was neither acknowledged nor
+        released by it (its acknowledgement failed): it is answered again. One marked by a process that
+        has ended is answered again. Raises ``Busy`` when a process that still runs is answering the oldest.
         """
         from entire_core import liveness
 
-        mine = liveness.token()
+        mine = delivery or liveness.token()
         while self.events:
             oldest = self.events[0]
             owner = oldest.get(MARK)
             if isinstance(owner, str) and owner:
                 if owner == mine:
+                    if delivery:
+                        return oldest
                     del self.events[0]
                     continue
                 if not liveness.gone(owner):
@@ -87,6 +123,30 @@ class EventQueue:
         for index, event in enumerate(self.events):
             if event.get(MARK) == mine:
                 del self.events[index]
+                return True
+        return False
+
+    def acknowledge(self, delivery: str) -> bool:
+        """The host has the event taken for ``delivery`` (its ``entire hooks`` call exited 0): it leaves.
+        False when none is marked so."""
+        for index, event in enumerate(self.events):
+            if event.get(MARK) == delivery:
+                del self.events[index]
+                return True
+        return False
+
+    def release(self, delivery: str) -> bool:
+        """The ``entire hooks`` call of ``delivery`` failed: its event is answered again by the next call,
+        or leaves after ``MAX_TRIES`` deliveries. False when none is marked so."""
+        for index, event in enumerate(self.events):
+            if event.get(MARK) == delivery:
+                tries = event.get(TRIES)
+                tries = (tries if isinstance(tries, int) else 0) + 1
+                if tries >= MAX_TRIES:
+                    del self.events[index]
+                else:
+                    del event[MARK]
+                    event[TRIES] = tries
                 return True
         return False
 

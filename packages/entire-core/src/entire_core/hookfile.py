@@ -169,6 +169,9 @@ class HookGroupsFile:
         from entire_core.config.json import edit_json
 
         if not os.path.isfile(self.path):
+            if installs.recall_folder(self.env, self.agent_name, self.path):
+                with contextlib.suppress(OSError):  # not empty: something else lives there
+                    os.rmdir(os.path.dirname(self.path))
             installs.forget(self.env, self.agent_name, self.path)
             return
         record = self._recall()

@@ -10,6 +10,12 @@ A record says what we wrote, so it is trusted only while the file is still that:
 fingerprint (SHA-256) of the file as the install left it, and ``recall`` returns nothing when the file
 on disk is anything else (edited, deleted and written again by hand, committed by the user). From then
 on the user owns the file, and uninstall removes only our own entries.
+
+An uninstall is marked under way (``uninstalling``) from before its first change until after its last
+(the agent's config restored, the record dropped, every lock released): killed in between, it has
+taken the hooks out but left its bookkeeping (a lock file in the temporary directory, the record), and
+``are-hooks-installed`` answers true while the mark is there (``uninstall_unfinished``), so that the
+retried ``entire disable`` calls ``uninstall-hooks`` again, which finishes it.
 """
 
 from __future__ import annotations
@@ -116,6 +122,25 @@ def recall(
     return {k: v for k, v in _record(env, agent_name, path, ignore).items() if isinstance(v, bool)}
 
 
+def recall_folder(env: Mapping[str, str], agent_name: str, path: str) -> bool:
+    """Whether our install created the folder of ``path``, once ``path`` itself is gone: nothing of the
+    user's is in a file that is not there, so the record counts without its fingerprint, and the
+    folder goes when it is empty (an uninstall killed between deleting the file and its folder)."""
+    import json
+
+    from entire_core import jsonvalues
+
+    if os.path.lexists(path):
+        return False
+    try:
+        with open(_records_file(env, agent_name), encoding="utf-8") as f:
+            records = jsonvalues.obj(json.load(f))
+    except (OSError, ValueError):
+        return False
+    record = jsonvalues.obj(records.get(_key(path)))
+    return record.get("created_dir") is True or jsonvalues.obj(record.get(NEXT)).get("created_dir") is True
+
+
 def recall_original(
     env: Mapping[str, str], agent_name: str, path: str, ignore: tuple[str, ...] = ()
 ) -> str | None:
@@ -184,3 +209,48 @@ def forget(env: Mapping[str, str], agent_name: str, path: str) -> None:
             )  # ours alone: nothing may be left after the last uninstall
         except OSError:
             pass  # not empty: something else of ours or the user's is in it
+
+
+def _uninstall_mark(env: Mapping[str, str], agent_name: str, repo_root: str) -> str:
+    """The file that says an uninstall in ``repo_root`` began and has not finished, beside the records."""
+    from entire_core._digest import sha256_hex
+
+    real = os.path.normcase(os.path.realpath(repo_root))
+    digest = sha256_hex(real.encode("utf-8", "surrogateescape"))[:32]
+    return os.path.join(os.path.dirname(_records_file(env, agent_name)), f"uninstalling-{digest}")
+
+
+def uninstall_unfinished(env: Mapping[str, str], agent_name: str, repo_root: str) -> bool:
+    """Whether an uninstall in ``repo_root`` began and did not finish (killed): hooks, a record or a lock
+    of ours may still be there, and only ``uninstall-hooks`` takes them out. Reads, never writes."""
+    return os.path.lexists(_uninstall_mark(env, agent_name, repo_root))
+
+
+class uninstalling:  # lower case: a context manager, as locks.exclusive
+    """Mark an uninstall in ``repo_root`` under way for the ``with`` block; the mark goes only when the
+    block ends without an error, after everything in it (records, locks) is done.
+
+    The mark is an empty file, made and removed each in one step: killed before it is made, nothing has
+    changed yet (the hooks are in, ``are-hooks-installed`` says so); killed after it is removed, nothing
+    is left to do. A failed uninstall keeps it: the hooks may still be in.
+    """
+
+    def __init__(self, env: Mapping[str, str], agent_name: str, repo_root: str) -> None:
+        self.mark = _uninstall_mark(env, agent_name, repo_root)
+
+    def __enter__(self) -> uninstalling:
+        os.makedirs(os.path.dirname(self.mark), exist_ok=True)
+        os.close(os.open(self.mark, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is not None:
+            return
+        try:  # noqa: SIM105 - contextlib would be one more import
+            os.unlink(self.mark)
+        except FileNotFoundError:
+            pass  # another uninstall of the same repository finished first
+        try:  # noqa: SIM105
+            os.rmdir(os.path.dirname(self.mark))  # ours alone: nothing may be left after the last uninstall
+        except OSError:
+            pass  # not empty: the records of other files, or another uninstall under way

@@ -4,7 +4,7 @@
 from entire_core import eventqueue
 
 
-def take(self: eventqueue.EventQueue) -> dict | None:
+def take(self: eventqueue.EventQueue, delivery: str = "") -> dict | None:
     return self.events.pop(0) if self.events else None
 
 

@@ -144,6 +144,52 @@ class HooksContract(ContractBase):
             f"killed at {point}, enabled, disabled: {changed} differ from before the install"
         )
 
+    def test_uninstall_killed_anywhere_is_finished_by_disable(self, tmp_path: Path) -> None:
+        """``uninstall-hooks`` killed at any of its fault points (after the hooks are out, before its
+        record is dropped or its lock file deleted): ``entire disable`` run again (``are-hooks-installed``,
+        then ``uninstall-hooks`` when it says true) leaves everything as it was before the install, the
+        temporary directory and the install records included (issue 37)."""
+        import subprocess
+        import sys
+
+        from entire_core import faults
+        from entire_core.testing.runner import write_launcher
+
+        self._require("hooks")
+        package = self.agent_cls.__module__.split(".")[0]
+        if not callable(getattr(sys.modules[package], "main", None)):
+            pytest.skip("no console script: the agent's package has no main (a test's own agent)")
+        script = write_launcher(tmp_path / "bin", self.agent_cls.name, f"{package}:main")
+
+        def sandbox_of(root: Path) -> Any:
+            return self._fresh_env(root).sandbox
+
+        def run(sandbox: Any, subcommand: str, **fault: str) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run([str(script), subcommand], capture_output=True, cwd=sandbox.repo,
+                                  env={**sandbox.env, **fault}, timeout=60, check=False)  # fmt: skip
+
+        traced = sandbox_of(tmp_path / "trace")
+        assert run(traced, "install-hooks").returncode == 0
+        trace = tmp_path / "trace.txt"
+        assert run(traced, "uninstall-hooks", **{faults.TRACE_ENV: str(trace)}).returncode == 0
+        points = [line.split("\t")[2] for line in trace.read_text().splitlines()]
+        assert points, "uninstall-hooks passed no fault point"
+        for index, point in enumerate(points):
+            k = points[: index + 1].count(point)
+            sandbox = sandbox_of(tmp_path / f"case-{index}")
+            before = sandbox.snapshot()
+            assert run(sandbox, "install-hooks").returncode == 0
+            killed = run(sandbox, "uninstall-hooks", **{faults.AT_ENV: f"uninstall-hooks:{point}#{k}"})
+            assert killed.returncode == -9, f"uninstall-hooks never reached {point} #{k}: {killed!r}"
+            if json.loads(run(sandbox, "are-hooks-installed").stdout)["installed"]:
+                assert run(sandbox, "uninstall-hooks").returncode == 0
+            assert json.loads(run(sandbox, "are-hooks-installed").stdout)["installed"] is False
+            after = sandbox.snapshot()
+            changed = sorted(
+                name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+            )
+            assert changed == [], f"uninstall-hooks killed at {point} #{k}, then disabled: {changed} differ"
+
     def _first_event(self, root: Path) -> str:
         """An event name our install writes under ``hooks`` (JSON configs only)."""
         if self.hook_config_syntax != "json":

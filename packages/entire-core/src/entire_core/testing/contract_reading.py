@@ -17,6 +17,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from entire_core.cli import READING
 from entire_core.testing.checks import Env
 from entire_core.testing.contract_base import ContractBase, b64
@@ -105,6 +107,38 @@ class ReadingContract(ContractBase):
 
             declared = {n for n in READING if SUBCOMMANDS[n].capability in (None, *self._capabilities())}
             assert reading.seen == declared, f"not run: {sorted(declared - reading.seen)}"
+
+    @pytest.mark.xfail(
+        strict=True,
+        reason="issue 37, not fixed yet: a reading subcommand handed a view that is behind the agent's file "
+        "(a commit in the middle of a turn: the CLI's git hooks call get-transcript-position, then "
+        "extract-modified-files) brings the view up to date itself (commands._viewed, views.refreshed), "
+        "writing the view and its metadata; reading what the view would be, without writing it, is not built",
+    )
+    def test_reading_a_view_behind_its_agent_file_changes_no_file(self, env: Env) -> None:
+        """The agent wrote on after the last hook (a turn in progress, as at a commit the agent makes in it):
+        the reading subcommands handed the session's view still change no file."""
+        from entire_core import views
+        from entire_core.types import EventType
+
+        owner = self.agent_cls(env=env.sandbox.env, cwd=str(env.repo))
+        fmt = owner.view_format()
+        if fmt is None or not self._has("transcript_analyzer"):
+            pytest.skip(f"{self.agent_cls.name} keeps no views")
+        case = next((c for c in self.transcript_cases if fmt.accepts(str(c.path))), None)
+        if case is None:
+            pytest.skip("no recorded transcript the agent views")
+        native = env.sandbox.root / "natives" / "behind" / case.path.name
+        native.parent.mkdir(parents=True)
+        lines = case.path.read_bytes().splitlines(keepends=True)
+        native.write_bytes(b"".join(lines[: len(lines) // 2]))
+        view = views.attach(owner, "reading-behind", str(native), EventType.TURN_START)
+        with native.open("ab") as f:
+            f.write(b"".join(lines[len(lines) // 2 :]))
+        reading = _Reader(env)
+        start = reading("get-transcript-position", "--path", view)["position"]
+        subagents_dir = os.path.join(os.path.dirname(view), "reading-behind", "subagents")
+        self._read_transcript(reading, view, start, subagents_dir)
 
     def _capabilities(self) -> list[str]:
         from entire_core.cli import SUBCOMMANDS
