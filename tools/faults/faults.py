@@ -767,7 +767,8 @@ def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, po
         for number_of_entry, entry in enumerate(_known().get("kills", [])):
             after = entry.get("after_point")
             passed = [p[3] for p in harness.points if p[:2] == point[:2] and p[2] < point[2]]
-            if entry["subcommand"] == point[1] and problems[entry["kind"]] and (not after or after in passed):
+            if (entry["subcommand"] == point[1] and entry.get("agent", harness.session.agent) == harness.session.agent
+                    and problems[entry["kind"]] and (not after or after in passed)):  # fmt: skip
                 matched_kills.add(number_of_entry)
                 problems["known"] += [
                     f"{entry['kind']}: {p} ({entry['why']})" for p in problems[entry["kind"]]
@@ -800,8 +801,7 @@ def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, po
         "by_subcommand": {k: dict(sorted(v.items())) for k, v in sorted(by_subcommand.items())},
         "population": dict(sorted(Counter(p[1] for p in harness.points).items())), "failures": {k: failures[k] for k in KINDS},
         "reading_writes": writes, "details": details, "seconds": round(time.monotonic() - started, 1),
-        "unmatched_known": [e for i, e in enumerate(_known().get("kills", []))
-                            if i not in matched_kills and e["subcommand"] in by_subcommand],
+        "matched_known": sorted(matched_kills),
     }  # fmt: skip
 
 
@@ -905,11 +905,6 @@ def main(argv: list[str] | None = None) -> int:
             )
         for line in stale:
             print(f"  {KNOWN.name} lists a write no reading subcommand made any more: {line} (remove it)")
-        for entry in report.get("unmatched_known", []):
-            print(f"  {KNOWN.name}'s kills entry {entry['subcommand']}/{entry['kind']}"
-                  f"{' after ' + entry['after_point'] if entry.get('after_point') else ''} matched no kill of "
-                  f"{sum(report['by_subcommand'][entry['subcommand']].values())} of {entry['subcommand']} "
-                  "(stale if it never does: kills are sampled)")  # fmt: skip
         for case, result in report["cases"].items():
             bad = {k: v for k, v in result["failures"].items() if k not in NOT_FAILURES}
             noted = {k: v for k, v in result["failures"].items() if k in NOT_FAILURES}
@@ -922,6 +917,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {KNOWN.name}'s cases entry {case}/{entry['kind']}"
                       f"{' (' + entry['agent'] + ')' if entry.get('agent') else ''} matched no failure in "
                       f"{result['runs']} runs (stale if it never does: each run's step is from the seed)")  # fmt: skip
+    matched = {i for report in reports for i in report.get("matched_known", [])}
+    for i, entry in enumerate(_known().get("kills", [])):
+        killed = sum(sum(r["by_subcommand"].get(entry["subcommand"], {}).values()) for r in reports
+                     if entry.get("agent", r["agent"]) == r["agent"])  # fmt: skip
+        if killed and i not in matched:
+            print(f"{KNOWN.name}'s kills entry {entry['subcommand']}/{entry['kind']}"
+                  f"{' after ' + entry['after_point'] if entry.get('after_point') else ''}"
+                  f"{' (' + entry['agent'] + ')' if entry.get('agent') else ''} matched none of {killed} kills of "
+                  f"{entry['subcommand']} in this run (stale if it never does: kills are sampled)")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps({"seed": seed, "agents": reports}, indent=2) + "\n")
     print(f"faults: seed {seed}: {'FAILED' if failed else 'all checks held'}")
