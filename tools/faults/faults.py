@@ -292,7 +292,7 @@ def plugin_alive(pid):  # the entire-agent-* process that started us
 
 
 started_by = os.getppid()
-for _ in range(6):  # a real agent takes seconds; this one a moment, long enough to see its caller die
+for _ in range(3):  # a real agent takes seconds; this one a moment, long enough to see its caller die
     if os.getppid() != started_by or not plugin_alive(started_by):
         time.sleep({orphan_seconds})
         sys.exit(0)
