@@ -50,14 +50,14 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import faults
 from entire_sim.plugin import CallFailed
 
-CONTENTION = ("concurrent-hook", "two-repos")
+CONTENTION = ("concurrent-hook", "two-repos", "sessions-one-repo", "two-agents")
 RESOURCES = ("full-disk", "read-only-state", "unreadable", "view-deleted", "view-truncated", "stale-lock")
 CASES = CONTENTION + RESOURCES
 MOUNTED = frozenset(["full-disk"])
@@ -159,7 +159,7 @@ def candidates(case: str, harness: faults.Harness) -> list[int]:
         return [i for i in hooks if _ours_in_state(harness.ours_before[i])]
     if case == "stale-lock":
         return sorted({p[0] for p in harness.points if p[3] == "lock.taken"})
-    if case == "two-repos":
+    if case in ("two-repos", "sessions-one-repo", "two-agents"):
         return [0]
     return hooks
 
@@ -182,6 +182,18 @@ def run_case(
         )
     if case == "two-repos":
         return "two repositories, one state directory", _two_repos(harness)
+    if case == "sessions-one-repo":
+        other = _second_session(harness)
+        return (
+            f"a second session ({', '.join(other.session.ids.values())}), interleaved step by step",
+            _interleaved(harness, other),
+        )
+    if case == "two-agents":
+        other = _other_agent(harness)
+        delay = rng.randrange(0, 200) / 1000
+        return f"{other.session.agent}'s session too, started after {delay * 1000:.0f} ms", _alongside(
+            harness, other, delay
+        )
     if case == "full-disk":
         slack = rng.choice([0, 0, 4096])  # tmpfs counts pages: 0 or one page free
         fillers: list[Path] = []
@@ -289,7 +301,7 @@ def _companion_calls(harness: faults.Harness, index: int) -> list[tuple[str, ...
     assert sim is not None
     hooks = sim.plugin(session.agent).info.get("hook_names") or []
     calls: list[Any] = []
-    payload = session.replay.read(step["payload"])
+    payload = session.read(step["payload"])
     if "subagent-stop" in hooks:
         calls.append(("parse-hook", "--hook", "subagent-stop", payload))
     elif session.agent != "aider":
@@ -394,6 +406,161 @@ def _two_repos(harness: faults.Harness) -> dict[str, list[str]]:
         faults._sandbox[:] = sandbox
 
 
+# -- several sessions in one repository: of one agent, of two ------------------------------------------------
+
+_companions: dict[tuple[str, str], faults.Harness] = {}
+"""Per (agent, companion): the companion's session prepared alone in the same sandbox path (its reference)."""
+
+
+def _prepared(harness: faults.Harness, key: str, make: Callable[[], faults.Harness]) -> faults.Harness:
+    """The companion session ``make`` gives, prepared once per agent: its unfaulted run alone, in the same
+    sandbox path as ``harness``'s (each trial makes the sandbox anew), so paths and views' names agree."""
+    if (harness.session.agent, key) not in _companions:
+        sandbox = list(faults._sandbox)
+        other = make()
+        try:
+            other.prepare()
+        finally:
+            faults._sandbox[:] = sandbox
+        _companions[harness.session.agent, key] = other
+    return _companions[harness.session.agent, key]
+
+
+def _second_session(harness: faults.Harness) -> faults.Harness:
+    """The agent's session again, as another session of it in the same repository: each session id of
+    the unfaulted run (and so its transcripts' names) replaced where it appears by a new one (its first 8
+    hex digits, which Gemini's file names hold); for Aider, whose ids come from the chat history file's
+    path, another chat history file (``--chat-history-file``)."""
+
+    def make() -> faults.Harness:
+        other = faults.Harness(harness.session.manifest, harness.work)
+        ids = sorted({e["session_id"] for r in harness.reference for e in r["events"] if e.get("session_id")})
+        import hashlib
+
+        other.session.ids = {sid[:8]: hashlib.sha256(sid.encode()).hexdigest()[:8] for sid in ids
+                             if all(c in "0123456789abcdef" for c in sid[:8])}  # fmt: skip
+        if harness.session.agent == "aider":  # its session ids come from the chat history file's path
+            other.session.ids = {".aider.chat.history.md": ".aider.second.chat.history.md"}
+        return other
+
+    return _prepared(harness, "second-session", make)
+
+
+def _other_agent(harness: faults.Harness) -> faults.Harness:
+    """Another agent's bundled session in the same repository (the next agent by name, round)."""
+    every = sorted(faults.demo.manifests(), key=lambda m: json.loads(m.read_text(encoding="utf-8"))["agent"])
+    at = every.index(harness.session.manifest)
+    manifest = every[(at + 1) % len(every)]
+
+    def make() -> faults.Harness:
+        other = faults.Harness(manifest, harness.work)
+        other.session.files_under = "other-agent"  # its edits, not the first agent's files
+        other.session.drop = REPOSITORY_FIELDS
+        return other
+
+    return _prepared(harness, f"agent:{manifest}", make)
+
+
+REPOSITORY_FIELDS = frozenset(["files", "git_files", "dropped_files", "saved", "tokens"])
+"""What the host puts in a checkpoint from the repository's changes (``git status`` at the turn's end;
+tokens it counts only when something changed), which the other agent's session changes too: left out
+of both agents' checkpoints in ``two-agents``. The rest (the transcript's bytes, lines, hash, offsets,
+prompts, the session's reference) is the plugin's, and must be exact."""
+
+
+@contextlib.contextmanager
+def _sharing(harness: faults.Harness, other: faults.Harness) -> Iterator[None]:
+    """While inside, what the sandbox must hold at the end is both sessions' (agent files, half-written
+    files of the agents' own), reading subcommands are not checked (the other session writes), and the
+    first session's checkpoints leave out what the other leaves out (``drop``)."""
+    files, torn_last, reference = harness.reference_files, harness.reference_torn[-1], harness.reference
+    harness.reference_files = {**other.reference_files, **files}
+    harness.reference_torn[-1] = torn_last | other.reference_torn[-1]
+    drop = other.session.drop
+    harness.reference = [{**r, "checkpoints": [{k: v for k, v in c.items() if k not in drop}
+                                               for c in r["checkpoints"]]} for r in reference]  # fmt: skip
+    harness.session.drop = drop
+    sandbox = list(faults._sandbox)
+    faults._sandbox.clear()
+    try:
+        yield
+    finally:
+        harness.reference_files, harness.reference_torn[-1], harness.reference = files, torn_last, reference
+        harness.session.drop = frozenset()
+        faults._sandbox[:] = sandbox
+
+
+def _held_to_its_run(other: faults.Harness, results: dict[int, dict[str, Any]], who: str,
+                     problems: dict[str, list[str]]) -> None:  # fmt: skip
+    """Each step of the companion session against its unfaulted run alone: no failure, the same events
+    and checkpoints."""
+    for i, got in sorted(results.items()):
+        want = other.reference[i]
+        if got["failed"]:
+            problems["hook"].append(f"{who}'s step {i}: {got['failed']}")
+            continue
+        for kind in ("events", "checkpoints"):
+            if got[kind] != want[kind]:
+                problems["checkpoint" if kind == "checkpoints" else "events"].append(
+                    f"{who}'s step {i}: {faults._difference(got[kind], want[kind]) or 'differ'}"
+                )
+
+
+def _interleaved(harness: faults.Harness, other: faults.Harness) -> dict[str, list[str]]:
+    """``sessions-one-repo``: the second session's steps run each right after the first's same step, in
+    one simulator (one host, one repository), from the first's ``enable`` to its ``disable``."""
+    session = harness.session
+    last = len(session.steps) - 1
+    results: dict[int, dict[str, Any]] = {}
+    plain = session.run
+
+    def interleaved(index: int) -> dict[str, Any]:
+        done = plain(index)
+        if 0 < index < last and index < len(other.session.steps) - 1:
+            other.session.sim = session.sim
+            results[index] = other.session.run(index)
+        return done
+
+    def start(s: faults.Session, problems: dict[str, list[str]]) -> dict[str, Any]:
+        s.run = interleaved
+        return s.run(0)
+
+    def finish(problems: dict[str, list[str]]) -> None:
+        _held_to_its_run(other, results, "the second session", problems)
+
+    with _sharing(harness, other):
+        try:
+            return harness.trial(0, start, finish=finish, also_ours=frozenset(other.reference_ours))
+        finally:
+            del session.run
+
+
+def _alongside(harness: faults.Harness, other: faults.Harness, delay: float) -> dict[str, list[str]]:
+    """``two-agents``: another agent's session in the same repository (same HOME, same TMPDIR, same
+    host state) run at the same time, from its ``enable`` to its ``disable``, on a thread of its own."""
+    results: dict[int, dict[str, Any]] = {}
+
+    def run_other() -> None:
+        time.sleep(delay)
+        s = other.session
+        s.attach()
+        results.update((i, s.run(i)) for i in range(len(s.steps)))
+
+    thread = threading.Thread(target=run_other)
+
+    def start(session: faults.Session, problems: dict[str, list[str]]) -> dict[str, Any]:
+        thread.start()
+        return session.run(0)
+
+    def finish(problems: dict[str, list[str]]) -> None:
+        thread.join()
+        _held_to_its_run(other, results, other.session.agent, problems)
+
+    with _sharing(harness, other):
+        return harness.trial(0, start, finish=finish, also_ours=frozenset(other.reference_ours),
+                             clean_after=False)  # fmt: skip
+
+
 # -- a run of every case --------------------------------------------------------------------------------------
 
 
@@ -408,15 +575,19 @@ def run(harness: faults.Harness, names: list[str], per_case: int, seed: int, out
         failures: Counter[str] = Counter()
         details: list[str] = []
         runs = 0
+        matched: set[int] = set()
         for number in range(1, per_case + 1 if steps else 1):
             if not steps:
                 out.write(f"  {agent} {case}: nothing to act on in this session\n")
                 break
             runs += 1
-            index = steps[0] if case == "two-repos" else rng.choice(steps)
+            index = (
+                steps[0] if case in ("two-repos", "sessions-one-repo", "two-agents") else rng.choice(steps)
+            )
             did, problems = run_case(case, harness, index, rng)
-            for entry in known:
+            for number_of_entry, entry in enumerate(known):
                 if entry["case"] == case and entry.get("agent", agent) == agent and problems[entry["kind"]]:
+                    matched.add(number_of_entry)
                     problems["known"] += [
                         f"{entry['kind']}: {p} ({entry['why']})" for p in problems[entry["kind"]]
                     ]
@@ -437,8 +608,10 @@ def run(harness: faults.Harness, names: list[str], per_case: int, seed: int, out
             out.write(f"  {label}: {'FAILED ' + ', '.join(bad) if bad else 'ok'}"
                       f"{' (' + ', '.join(noted) + ')' if noted else ''}\n")  # fmt: skip
             out.flush()
+        unmatched = [e for i, e in enumerate(known) if i not in matched and e["case"] == case
+                     and e.get("agent", agent) == agent] if runs else []  # fmt: skip
         report[case] = {"runs": runs, "failures": {k: failures[k] for k in faults.KINDS if failures[k]},
-                        "details": details}  # fmt: skip
+                        "details": details, "unmatched_known": unmatched}  # fmt: skip
     return report
 
 

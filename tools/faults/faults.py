@@ -3,15 +3,18 @@
 Issue 37. The session is the agent package's bundled real one (``demo/replay.json``, the one
 ``entire-sim demo`` replays), driven through the simulator (``entire_sim.simulator``) in a sandbox of
 its own (repository, HOME, TMPDIR, the simulator's state): ``enable`` (``install-hooks``), every hook
-with the agent's files growing as they grew, ``resume`` (``write-session``), ``disable``
+with the agent's files growing as they grew, ``resume`` (``write-session``), ``generate-text`` (a
+summary, as the host asks for one; the agent's CLI a fake on PATH, ``fake_agent``), ``disable``
 (``uninstall-hooks``).
 
 How the points are chosen: one run without faults lists, per step, every fault point each plugin
 process passes (``ENTIRE_FAULT_TRACE``: before and after each write, fsync and rename of
-``fsutil.atomic_write``, each lock taken and released, the answer before and after it is written).
+``fsutil.atomic_write``, each lock taken and released, ``process.Guard``'s scratch directory made and
+removed and its child started and reaped, the answer before and after it is written).
 That is the population: ``(step, subcommand, k)``, the k-th point of that step's first process
-running that subcommand. A seeded random sample of it is killed, each with SIGKILL or SIGTERM (also
-from the seed): the run restarts from a copy of the sandbox as it stood before the step, runs the step
+running that subcommand. A seeded sample of it is killed (``sample``), each with SIGKILL or SIGTERM
+(also from the seed); beyond one kill per point, each point again with the other signal, never a
+(point, signal) twice: the run restarts from a fresh sandbox brought to the step, runs the step
 with ``ENTIRE_FAULT_AT=<subcommand>:*#<k>`` (``ENTIRE_FAULT_ONCE``), runs it again unfaulted when the
 host saw it fail (the agent's next hook, as the host would get it), and finishes the session.
 
@@ -19,10 +22,12 @@ What must hold after every kill (each a kind in the report):
 
 - ``torn``: every JSON file we own parses (scratch state, views' metadata, install records, the
   agent's hook config), and so does every line of a JSONL view;
-- ``leftover``: no ``*.tmp`` and no view ``.next`` anywhere in the sandbox, and no lock file in a
-  directory shared with other programs (TMPDIR, the plugin's state directory);
+- ``leftover``: no ``*.tmp`` and no view ``.next`` anywhere in the sandbox, no lock file in a
+  directory shared with other programs (TMPDIR, the plugin's state directory), no scratch directory
+  of ``generate-text`` in TMPDIR;
 - ``lock``: every ``*.lock`` left can be taken at once;
-- ``process``: no process of ours (its HOME is the sandbox's) still runs;
+- ``process``: no process of ours (its HOME is the sandbox's) still runs, the agent's CLI that
+  ``generate-text`` started included (the fake lives on when its plugin dies before it answered);
 - ``hook``: the step run again succeeds, or fails with one line naming the program;
 - ``agent-files``: the repository and HOME outside our own state are byte for byte the unfaulted run's
   at the end (after ``disable``: as before ``enable``);
@@ -32,10 +37,9 @@ What must hold after every kill (each a kind in the report):
   heard twice (a retry giving the same answer again), never another;
 - ``reading-writes``: a reading subcommand (``READING``) changed no file (checked on every call).
 
-Not covered yet (issue 37): ``generate-text`` (no bundled session asks for a summary), contention
-(Qwen Code's Stop and SubagentStop at once, two sessions, two repositories), resource faults (a full
-disk, a read-only or unreadable state), the host's recorded sessions (``tests/data/host``), and kills
-at instructions between points (timed kills).
+Contention and resource faults are ``cases.py``'s. Not covered yet (issue 37): the host's recorded
+sessions (``tests/data/host``) replayed under faults, kills at instructions between points (timed
+kills), and the real agents' CLIs under ``generate-text`` (a fake stands in).
 
 Every run prints its seed; ``--seed`` repeats it exactly. Exit status 1 when a check failed.
 """
@@ -176,9 +180,18 @@ class Session:
         self.root = root
         self.env = env or {}
         """Over the plugins' environment (``cases``: a state directory shared with another sandbox)."""
+        self.ids: dict[str, str] = {}
+        """Text replaced in every payload, transcript, path and session id of the replay (``cases``: a
+        second session of the agent, its ids not the first one's)."""
+        self.files_under = ""
+        """Where the session's edits of the repository go (``cases``: another agent's, not on these)."""
+        self.drop: frozenset[str] = frozenset()
+        """Fields of a checkpoint left out of its record (``cases``: what the host derives from the
+        repository, which another agent's session changes too)."""
         self.replay = demo.Replay(manifest, root)
         self.agent: str = self.replay.spec["agent"]
-        self.steps: list[dict[str, Any]] = [{"enable": True}, *self.replay.spec["steps"], {"disable": True}]
+        self.steps: list[dict[str, Any]] = [{"enable": True}, *self.replay.spec["steps"], {"generate": True},
+                                            {"disable": True}]  # fmt: skip
         self.sim: Simulator | None = None
 
     def create(self) -> None:
@@ -212,19 +225,19 @@ class Session:
             elif "disable" in step:
                 sim.disable(self.agent)
             elif "write" in step:
-                data = self.replay.read(step["from"])
+                data = self.read(step["from"])
                 if "lines" in step:
                     data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
-                target = Path(self.replay.expand(step["write"]))
+                target = Path(self.renamed(self.replay.expand(step["write"])))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
             elif "files" in step:
                 for name, content in step["files"].items():
-                    path = self.replay.repo / name
+                    path = self.replay.repo / self.files_under / name
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(content, encoding="utf-8")
             elif "hook" in step:
-                payload = self.replay.read(step["payload"])
+                payload = self.read(step["payload"])
                 record = sim.hook(self.agent, step["hook"], payload)
                 if self.agent in DELIVERERS:
                     DELIVERERS[self.agent](self.replay.repo, payload, not record.get("error"))
@@ -234,15 +247,128 @@ class Session:
                 if record.get("checkpoint"):
                     done["checkpoints"].append(self.normal(record["checkpoint"]))
             elif "resume" in step:
-                sim.resume(self.agent, step["resume"], chunk_size=step.get("chunk_size"))
+                sim.resume(self.agent, self.renamed(step["resume"]), chunk_size=step.get("chunk_size"))
+            elif "generate" in step:
+                done["events"].append({"kind": "generate-text", "text": self.generate()})
         except (CallFailed, OSError, ValueError, LookupError) as exc:
             done["failed"] = str(exc) or type(exc).__name__
         return done
 
+    def read(self, relative: str) -> bytes:
+        """A payload or transcript of the replay, its captured paths rewritten and ``ids`` replaced."""
+        data = self.replay.read(relative)
+        for old, new in self.ids.items():
+            data = data.replace(old.encode(), new.encode())
+        return data
+
+    def renamed(self, text: str) -> str:
+        for old, new in self.ids.items():
+            text = text.replace(old, new)
+        return text
+
+    def generate(self) -> str:
+        """``generate-text`` as the host asks it for a checkpoint's summary, the agent's CLI a fake on PATH
+        (``fake_agent``): the answer."""
+        sim = self.sim
+        assert sim is not None
+        plugin = sim.plugin(self.agent)
+        bin_dir = self.root / "fake-bin"
+        if not (bin_dir / BINARIES[self.agent]).exists():
+            fake_agent(self.agent, bin_dir)
+        last = next(s for s in reversed(self.steps) if "write" in s)
+        transcript = self.read(last["from"])[:4096].decode("utf-8", "replace")
+        prompt = f"Summarise this coding session in one sentence:\n\n{transcript}"
+        saved = plugin.base_env
+        plugin.base_env = {**saved, "PATH": f"{bin_dir}{os.pathsep}{saved.get('PATH', '')}",
+                           "OPENAI_API_KEY": "fake", "GEMINI_API_KEY": "fake", "ENTIRE_AGENT_TEXT_TIMEOUT": "20"}  # fmt: skip
+        try:
+            answer = plugin.json("generate-text", stdin=prompt.encode("utf-8"))
+        finally:
+            plugin.base_env = saved
+        return str(answer.get("text"))
+
     def normal(self, record: dict[str, Any]) -> dict[str, Any]:
         """A record without what differs run to run (times, the turn count a repeated hook moves)."""
-        text = json.dumps({k: v for k, v in record.items() if k not in ("time", "turn")}, sort_keys=True)
+        text = json.dumps(
+            {k: v for k, v in record.items() if k not in ("time", "turn", *self.drop)}, sort_keys=True
+        )
         return json.loads(text.replace(str(self.root), "$ROOT"))
+
+
+# -- the agent's own CLI, faked for generate-text ------------------------------------------------------------
+
+FAKE_AGENT = """#!{python}
+# A stand-in for {binary} (``make faults``): answers as the real one does (as the package tests' fakes do),
+# records what a run records in its working directory and home, and, when the plugin that started it is
+# gone before it answers (killed), goes on as a real agent mid-request would, for a while.
+import hashlib, json, os, sys, time
+agent = {agent!r}
+
+
+def plugin_alive(pid):  # the entire-agent-* process that started us
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return b"entire-agent-" in f.read()
+    except OSError:
+        return False
+
+
+started_by = os.getppid()
+for _ in range(3):  # a real agent takes seconds; this one a moment, long enough to see its caller die
+    if os.getppid() != started_by or not plugin_alive(started_by):
+        time.sleep({orphan_seconds})
+        sys.exit(0)
+    time.sleep(0.05)
+args = sys.argv[1:]
+value = lambda flag: args[args.index(flag) + 1]
+with open("run-record.txt", "w") as f:  # the working directory: ours, the scratch directory's
+    f.write(" ".join(args))
+answer = "A short sentence about the session."
+if agent == "qwen-code":
+    runtime = os.environ["QWEN_RUNTIME_DIR"]
+    os.makedirs(os.path.join(runtime, "projects", "x", "chats"), exist_ok=True)
+    with open(os.path.join(runtime, "projects", "x", "chats", "s.jsonl"), "w") as f:
+        f.write(json.dumps({{"prompt": value("-p")[:40]}}) + "\\n")
+    key = hashlib.sha256((os.getcwd() + "/logs/openai").encode()).hexdigest()[:16]
+    marker = os.path.join(os.environ["HOME"], ".qwen", ".openai-logs-cleanup-" + key)
+    os.makedirs(os.path.dirname(marker), exist_ok=True)
+    with open(marker, "w") as f:  # Qwen 0.23+'s housekeeping marker: the Guard removes it with the run
+        f.write("0")
+    print(answer)
+elif agent == "openai-codex":
+    sys.stdin.read()
+    with open(value("--output-last-message"), "w") as f:
+        f.write(answer)
+elif agent == "google-gemini":
+    sys.stdin.read()
+    home = os.environ.get("GEMINI_CLI_HOME", "")
+    if home:
+        os.makedirs(os.path.join(home, ".gemini", "tmp", "run", "chats"), exist_ok=True)
+        with open(os.path.join(home, ".gemini", "tmp", "run", "chats", "session-1.jsonl"), "w") as f:
+            f.write("{{}}\\n")
+    print(json.dumps({{"session_id": "x", "response": "  " + answer + "  ", "stats": {{}}}}, indent=2))
+elif agent == "aider":
+    prompt = open(value("--message-file")).read()
+    with open(value("--chat-history-file"), "w") as f:
+        f.write("\\n# aider chat started at 2026-12-01 10:00:00\\n\\n> Aider v0.86.2  \\n\\n")
+        f.write("#### " + prompt[:40] + "  \\n\\n" + answer + "\\n\\n> Tokens: 1.2k sent, 56 received.  \\n")
+"""
+BINARIES = {"qwen-code": "qwen", "openai-codex": "codex", "google-gemini": "gemini", "aider": "aider"}
+ORPHAN_SECONDS = 3 * PROCESS_GRACE_SECONDS
+"""How long a fake agent whose plugin was killed before it answered lives on (a real one finishes its
+request): longer than the process check waits, so that one left running is seen."""
+
+
+def fake_agent(agent: str, bin_dir: Path) -> Path:
+    """The agent's CLI on a PATH of its own (``bin_dir``): a script that answers ``generate-text``'s run
+    as the real one would (the package tests' fakes: ``test_textgen.py``, ``test_compact_and_textgen.py``,
+    ``test_textgen_doctor.py``, ``test_hooks_and_transcript.py``)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    path = bin_dir / BINARIES[agent]
+    path.write_text(FAKE_AGENT.format(python=sys.executable, binary=BINARIES[agent], agent=agent,
+                                      orphan_seconds=ORPHAN_SECONDS))  # fmt: skip
+    path.chmod(0o755)
+    return path
 
 
 # -- what must hold ----------------------------------------------------------------------------------------
@@ -288,8 +414,9 @@ def torn(root: Path) -> list[str]:
 
 
 def leftovers(root: Path) -> list[str]:
-    """Temporary files and views' ``.next`` files anywhere in the sandbox, and lock files left in
-    directories shared with other programs (TMPDIR, the plugin's state directory)."""
+    """Temporary files and views' ``.next`` files anywhere in the sandbox, lock files left in
+    directories shared with other programs (TMPDIR, the plugin's state directory), and scratch
+    directories (``generate-text``'s) left in TMPDIR."""
     found: list[str] = []
     shared = (root / "tmp", root / "home" / ".local" / "state")
     for directory, dirs, files in os.walk(root):
@@ -299,7 +426,14 @@ def leftovers(root: Path) -> list[str]:
             in_shared = any(path.is_relative_to(place) for place in shared) and path.parent.name != ".meta"
             if name.endswith((".tmp", ".next")) or (name.endswith(".lock") and in_shared):
                 found.append(str(path.relative_to(root)))
+    with contextlib.suppress(OSError):
+        found += [f"tmp/{p.name}/ (a scratch directory)" for p in (root / "tmp").iterdir()
+                  if p.is_dir() and p.name.startswith(SCRATCH_PREFIXES)]  # fmt: skip
     return found
+
+
+SCRATCH_PREFIXES = ("entire-agent-", "entire-codex-")
+"""How ``process.Guard``'s scratch directories in TMPDIR are named (``generate-text``)."""
 
 
 def ours(root: Path) -> set[str]:
@@ -603,9 +737,26 @@ def _points_of(index: int, trace: Path) -> list[tuple[int, str, int, str, str]]:
     return points
 
 
+Point = tuple[int, str, int, str, str]
+
+
+def sample(population: list[Point], kills: int, rng: random.Random, fixed_signal: str | None = None
+           ) -> list[tuple[Point, str]]:  # fmt: skip
+    """``kills`` (point, signal) pairs of ``population``, from ``rng``: every point once, with a signal
+    from the seed, before any point twice; then points again with the other signal; never a pair twice.
+    So up to one kill per point it is a sample of the points; up to two, every point and a sample of
+    them again; beyond, every pair once (``fixed_signal``: one pair per point)."""
+    order = rng.sample(population, len(population))
+    first = [(p, fixed_signal or rng.choice(SIGNALS)) for p in order]
+    if fixed_signal:
+        return first[:kills]
+    second = [(p, next(s for s in SIGNALS if s != signal)) for p, signal in first]
+    return (first + rng.sample(second, len(second)))[:kills]
+
+
 def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, points: list[str] | None = None,
               fixed_signal: str | None = None, list_points: bool = False, cases: list[str] | None = None,
-              per_case: int = 0) -> dict[str, Any]:  # fmt: skip
+              per_case: int = 0, subcommands: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
     """Every check after ``kills`` sampled kills of one agent's session (or at ``points``), then ``per_case``
     runs of each of ``cases`` (``cases.py``); a report dict."""
     harness = Harness(manifest, work)
@@ -616,7 +767,7 @@ def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, po
     rng = random.Random(f"{seed}:{harness.session.agent}")
     if list_points:
         out.write("".join(f"  {p[0]}:{p[1]}:{p[2]} {p[3]} {p[4]}\n" for p in harness.points))
-        chosen = []
+        chosen: list[tuple[tuple[int, str, int, str, str], str]] = []
     elif points:
         named = {f"{p[0]}:{p[1]}:{p[2]}": p for p in harness.points}
         for p in reversed(harness.points):  # STEP:SUBCOMMAND:<point name>: the first such point
@@ -624,26 +775,29 @@ def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, po
         missing = [p for p in points if p not in named]
         if missing:
             raise LookupError(f"no such point in {harness.session.agent}'s session: {', '.join(missing)}")
-        chosen = [named[p] for p in points]
+        chosen = [(named[p], fixed_signal or rng.choice(SIGNALS)) for p in points]
     else:
-        chosen = rng.sample(harness.points, min(kills, len(harness.points)))
+        population = [p for p in harness.points if not subcommands or p[1] in subcommands]
+        chosen = sample(population, kills, rng, fixed_signal)
     failures: Counter[str] = Counter()
-    by_subcommand: Counter[str] = Counter()
+    matched_kills: set[int] = set()
+    by_subcommand: dict[str, Counter[str]] = {}
     details: list[str] = []
-    for number, point in enumerate(chosen, 1):
-        signal = fixed_signal or rng.choice(SIGNALS)
+    for number, (point, signal) in enumerate(chosen, 1):
         _reading_writes.clear()
         problems = harness.kill(point, signal)
-        for entry in _known().get("kills", []):
+        for number_of_entry, entry in enumerate(_known().get("kills", [])):
             after = entry.get("after_point")
             passed = [p[3] for p in harness.points if p[:2] == point[:2] and p[2] < point[2]]
-            if entry["subcommand"] == point[1] and problems[entry["kind"]] and (not after or after in passed):
+            if (entry["subcommand"] == point[1] and entry.get("agent", harness.session.agent) == harness.session.agent
+                    and problems[entry["kind"]] and (not after or after in passed)):  # fmt: skip
+                matched_kills.add(number_of_entry)
                 problems["known"] += [
                     f"{entry['kind']}: {p} ({entry['why']})" for p in problems[entry["kind"]]
                 ]
                 problems[entry["kind"]] = []
         reading += _reading_writes
-        by_subcommand[point[1]] += 1
+        by_subcommand.setdefault(point[1], Counter())[signal] += 1
         label = f"{harness.session.agent} #{number} {point[0]}:{point[1]}:{point[2]} ({point[3]}) SIG{signal}"
         for kind, found in problems.items():
             if found:
@@ -666,8 +820,10 @@ def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, po
     return {
         "cases": case_report,
         "agent": harness.session.agent, "points": len(harness.points), "kills": len(chosen),
-        "by_subcommand": dict(by_subcommand), "failures": {k: failures[k] for k in KINDS},
+        "by_subcommand": {k: dict(sorted(v.items())) for k, v in sorted(by_subcommand.items())},
+        "population": dict(sorted(Counter(p[1] for p in harness.points).items())), "failures": {k: failures[k] for k in KINDS},
         "reading_writes": writes, "details": details, "seconds": round(time.monotonic() - started, 1),
+        "matched_known": sorted(matched_kills),
     }  # fmt: skip
 
 
@@ -691,6 +847,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", metavar="CASE", help="a contention or resource case "
                         "(cases.py: " + ", ".join(_case_names()) + "; default: every one); repeatable")  # fmt: skip
     parser.add_argument("--cases", type=int, default=0, help="runs of each case per agent (default 0)")
+    parser.add_argument("--subcommand", action="append", metavar="SUBCOMMAND", help="kill only in calls of "
+                        "this subcommand (generate-text, parse-hook, ...); repeatable")  # fmt: skip
     parser.add_argument("--signal", choices=SIGNALS, help="always this signal (default: from the seed)")
     parser.add_argument("--pythonpath", metavar="DIR", help="put DIR first on the plugins' PYTHONPATH: a "
                         "sitecustomize.py there can break core on purpose, to see a check catch it")  # fmt: skip
@@ -742,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{agent}:")
             reports.append(run_agent(every[agent], args.kills, seed, work / agent, sys.stdout,
                                      points=args.point, fixed_signal=args.signal, list_points=args.list_points,
-                                     cases=chosen_cases, per_case=args.cases))  # fmt: skip
+                                     cases=chosen_cases, per_case=args.cases, subcommands=args.subcommand))  # fmt: skip
     finally:
         _sandbox.clear()
         if not args.work:
@@ -758,6 +916,9 @@ def main(argv: list[str] | None = None) -> int:
         failed = failed or bool(bad) or bool(new_writes) or bool(stale)
         print(f"{report['agent']}: {report['kills']} kills of {report['points']} points in {report['seconds']} s; "
               f"runs failing a check, by kind: {bad or 'none'}" + (f"; noted: {noted}" if noted else ""))  # fmt: skip
+        print("  kills by subcommand and signal (of the points each subcommand passes): " + ("; ".join(
+            f"{sub} {sum(by.values())} ({', '.join(f'SIG{k} {n}' for k, n in by.items())}) of "
+            f"{report['population'].get(sub, 0)}" for sub, by in report["by_subcommand"].items()) or "none"))  # fmt: skip
         for line in report["details"]:
             print(f"  {line}")
         for line in report["reading_writes"]:
@@ -774,6 +935,19 @@ def main(argv: list[str] | None = None) -> int:
                   + (f"; noted: {noted}" if noted else ""))  # fmt: skip
             for line in result["details"]:
                 print(f"  {line}")
+            for entry in result.get("unmatched_known", []):
+                print(f"  {KNOWN.name}'s cases entry {case}/{entry['kind']}"
+                      f"{' (' + entry['agent'] + ')' if entry.get('agent') else ''} matched no failure in "
+                      f"{result['runs']} runs (stale if it never does: each run's step is from the seed)")  # fmt: skip
+    matched = {i for report in reports for i in report.get("matched_known", [])}
+    for i, entry in enumerate(_known().get("kills", [])):
+        killed = sum(sum(r["by_subcommand"].get(entry["subcommand"], {}).values()) for r in reports
+                     if entry.get("agent", r["agent"]) == r["agent"])  # fmt: skip
+        if killed and i not in matched:
+            print(f"{KNOWN.name}'s kills entry {entry['subcommand']}/{entry['kind']}"
+                  f"{' after ' + entry['after_point'] if entry.get('after_point') else ''}"
+                  f"{' (' + entry['agent'] + ')' if entry.get('agent') else ''} matched none of {killed} kills of "
+                  f"{entry['subcommand']} in this run (stale if it never does: kills are sampled)")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps({"seed": seed, "agents": reports}, indent=2) + "\n")
     print(f"faults: seed {seed}: {'FAILED' if failed else 'all checks held'}")

@@ -110,6 +110,40 @@ def test_a_plugin_killed_mid_call_leaves_no_process_and_no_file(tmp_path: Path) 
         plugin.kill()
 
 
+def _ours(marker: str) -> list[int]:
+    """The processes whose environment holds ``marker`` (what a call started, and what that started)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and alive(int(entry)):
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to tell a running process")
+def test_a_plugin_killed_right_after_the_child_starts_leaves_no_process(tmp_path: Path) -> None:
+    """Killed between the fork and telling the watchdog the child's group (``make faults``, issue 37:
+    ``guard.child-started``), the agent lived on: the child tells the watchdog itself, before it execs."""
+    import subprocess
+
+    (tmp_path / "hangs.py").write_text(HANGS)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    marker = f"ENTIRE_TEST_MARK={tmp_path}"
+    env = {**os.environ, "TMPDIR": str(tmp), "ENTIRE_TEST_MARK": str(tmp_path),
+           "ENTIRE_FAULT_AT": "guard.child-started", "ENTIRE_FAULT_SIGNAL": "KILL"}  # fmt: skip
+    home = tmp_path / "agent-home"
+    home.mkdir()
+    plugin = subprocess.run([sys.executable, "-c", PLUGIN, str(tmp_path / "pids"), str(tmp_path / "hangs.py"),
+                             str(home / ".marker")], env=env, timeout=60, check=False)  # fmt: skip
+    assert plugin.returncode == -9
+    assert _wait_for(lambda: not _ours(marker), 5), f"left running: {_ours(marker)}"
+    assert _wait_for(lambda: list(tmp.iterdir()) == [], 5), list(tmp.iterdir())
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to tell a running process")
 def test_a_timeout_kills_the_whole_group_and_the_scratch_goes(tmp_path: Path) -> None:
     import os

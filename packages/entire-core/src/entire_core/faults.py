@@ -2,8 +2,9 @@
 
 Every call of ours is a process the host may kill at any instruction (its 30 s timeout, Ctrl-C, a
 closed lid). To test what such a kill leaves behind, core's writers pass named points (``write.*`` in
-``fsutil.atomic_write``, ``lock.*`` in ``locks``, ``answer.*`` where the answer goes to stdout), and a
-test, or ``make faults``, picks one through the environment:
+``fsutil.atomic_write``, ``lock.*`` in ``locks``, ``answer.*`` where the answer goes to stdout,
+``guard.*`` where ``process.Guard`` makes its scratch directory, starts and reaps a child, removes the
+scratch), and a test, or ``make faults``, picks one through the environment:
 
 - ``ENTIRE_FAULT_AT=[<subcommand>:]<point>[@<text>][#<n>]``: the ``n``-th time (default 1) this
   process (running ``subcommand``, when given) reaches ``point`` (``*``: any point) with a path that

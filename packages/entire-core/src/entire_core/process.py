@@ -28,6 +28,15 @@ TEXT_SECONDS = 25.0
 """How long ``generate-text`` may take in all: below the host's kill, so the user gets our message."""
 TEXT_SECONDS_ENV = "ENTIRE_AGENT_TEXT_TIMEOUT"
 """Shortens ``TEXT_SECONDS`` (tests); it can never lengthen it."""
+_FAULTS = bool(os.environ.get("ENTIRE_FAULT_AT") or os.environ.get("ENTIRE_FAULT_TRACE"))
+"""Fault points (``entire_core.faults``: ``guard.*``) act only when a test armed them."""
+
+
+def _reached(point: str, path: str) -> None:
+    from entire_core import faults
+
+    faults.reached(point, path)
+
 
 _WATCHDOG = r"""
 import os, shutil, signal, subprocess, sys
@@ -125,6 +134,8 @@ class Guard:
                 os.mkdir(path, 0o700)  # fails on anything already there, a link included
             except FileExistsError:
                 continue
+            if _FAULTS:
+                _reached("guard.scratch-made", path)
             return path
 
     def remove_later(self, path: str) -> None:
@@ -157,6 +168,16 @@ class Guard:
         Entire CLI's), and never a terminal a prompt could wait on.
         """
         flags = subprocess.CREATE_NEW_PROCESS_GROUP if os.name == "nt" else 0
+        pipe = self._watchdog.stdin
+        assert pipe is not None
+        watchdog = pipe.fileno()
+
+        def tell_own_group() -> None:
+            # In the child, between fork and exec, after setsid: the watchdog knows its group before
+            # the agent runs, so a kill of ours right after the fork (before the ``_tell`` below) still
+            # takes it (issue 37: killed there, the agent lived on). One small write, no lock taken.
+            os.write(watchdog, b"group %d\n" % os.getpid())
+
         try:
             proc = subprocess.Popen(
                 list(argv),
@@ -167,10 +188,13 @@ class Guard:
                 env=dict(env),
                 start_new_session=os.name != "nt",
                 creationflags=flags,
+                preexec_fn=tell_own_group if os.name != "nt" else None,
             )
         except OSError as exc:
             raise AgentError(f"cannot run {name}: {exc.strerror or exc}") from None
-        self._tell(f"group {proc.pid}")
+        if _FAULTS:
+            _reached("guard.child-started", name)
+        self._tell(f"group {proc.pid}")  # where the child cannot tell it (Windows)
         try:
             out, err = proc.communicate(stdin, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -185,6 +209,8 @@ class Guard:
             raise AgentError(f"{name} did not answer within {timeout:.0f} s") from None
         finally:
             _kill_group(proc)  # what the child left running in its group goes too
+        if _FAULTS:
+            _reached("guard.child-done", name)
         return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
 
     def close(self) -> None:
@@ -198,6 +224,8 @@ class Guard:
                 os.remove(path)
             except OSError:  # never written, or gone already
                 pass
+        if _FAULTS:
+            _reached("guard.scratch-removed", self.scratch)
         pipe = self._watchdog.stdin
         if pipe is not None and not pipe.closed:
             try:
