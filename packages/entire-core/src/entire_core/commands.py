@@ -213,13 +213,15 @@ _SESSION_EVENTS = frozenset([1, 2, 3, 4, 5])
 def install_hooks(agent: Agent, flags: Flags, stdin: bytes) -> dict[str, object]:
     """Install our hooks; ``--local-dev`` is accepted and ignored, as newer CLIs never send it.
 
-    Outside a git repository it refuses and writes nothing, as ``entire enable`` does there: hooks
-    installed where Entire records nothing only leave an agent config folder behind.
+    Called by hand outside a git repository, it refuses and writes nothing, as ``entire enable`` does
+    there: hooks installed where Entire records nothing only leave an agent config folder behind. A
+    folder named by ``ENTIRE_REPO_ROOT`` is taken as given: the host names only a repository's root, and
+    Entire's compliance suite names a plain folder, where install and uninstall must work.
     """
     from entire_core.chain import enable_command, git_common_dir
 
     root = agent.repo_root
-    if git_common_dir(root) is None:
+    if not agent.env.get("ENTIRE_REPO_ROOT") and git_common_dir(root) is None:
         from entire_core.errors import AgentError
 
         raise AgentError(

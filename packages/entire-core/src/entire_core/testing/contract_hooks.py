@@ -39,13 +39,15 @@ class HooksContract(ContractBase):
         env.call("uninstall-hooks")
 
     def test_install_hooks_outside_a_git_repository_refuses(self, tmp_path: Path) -> None:
-        """As `entire enable` refuses there: one line naming the program and `git init`, and nothing written."""
+        """Called by hand there (no ``ENTIRE_REPO_ROOT``), as `entire enable` refuses: one line naming the
+        program and `git init`, and nothing written."""
         from entire_core.chain import git_common_dir
 
         self._require("hooks")
         env = self._fresh_env(tmp_path, git=False)
         if git_common_dir(str(env.sandbox.repo)) is not None:
             pytest.skip("the test's directory is inside a git repository")
+        del env.sandbox.env["ENTIRE_REPO_ROOT"]  # the folder is the cwd
         before = env.sandbox.snapshot()
         for args in ((), ("--force",)):
             result = env.raw("install-hooks", *args)
@@ -57,6 +59,23 @@ class HooksContract(ContractBase):
             assert env.sandbox.snapshot() == before, (
                 f"install-hooks {args} wrote files outside a git repository"
             )
+
+    def test_install_hooks_in_a_plain_folder_named_by_entire_repo_root(self, tmp_path: Path) -> None:
+        """As Entire's compliance suite runs them: a folder that is no git repository, named by
+        ``ENTIRE_REPO_ROOT``, is taken as given; install, install again, uninstall, and nothing left."""
+        from entire_core.chain import git_common_dir
+
+        self._require("hooks")
+        env = self._fresh_env(tmp_path, git=False)
+        if git_common_dir(str(env.sandbox.repo)) is not None:
+            pytest.skip("the test's directory is inside a git repository")
+        before = env.sandbox.snapshot()
+        assert env.call("install-hooks")["hooks_installed"] > 0
+        assert env.call("are-hooks-installed")["installed"] is True
+        assert env.call("install-hooks")["hooks_installed"] == 0
+        env.call("uninstall-hooks")
+        assert env.call("are-hooks-installed")["installed"] is False
+        assert env.sandbox.snapshot() == before, "uninstall did not restore the folder"
 
     def test_install_twice_then_uninstall_gives_the_users_file_back(self, tmp_path: Path) -> None:
         """Over every tricky original: the same bytes come back, or no file and no folder we created."""
