@@ -113,7 +113,7 @@ def _note(state: dict[str, Any], queue: Any, hook: str, stamp: str, reply: str) 
 def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, Any]) -> Event:
     """The event of a queued ``item``, with the journal brought up to date for it."""
     from entire_agent_cline_cli import journal, paths
-    from entire_agent_cline_cli.transcript import prompts, reply_of
+    from entire_agent_cline_cli.transcript import prompt_of, prompts, reply_of
 
     kind = integer(item.get("type"))
     messages_file = paths.messages_file(paths.sessions_dir(agent.env, agent.home()), session)
@@ -129,8 +129,11 @@ def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, A
 
     items = _wait(messages_file, ready)
     ref = journal.path(agent.repo_root, agent.name, session)
-    journal.sync(messages_file, ref)
     said = prompts(items)
+    upto = None
+    if kind == EventType.TURN_START and len(said) > seen:  # the turn starts at its prompt: no further
+        upto = [i for i, m in enumerate(items) if prompt_of(m)][seen] + 1
+    journal.sync(messages_file, ref, upto)
     prompt = said[seen] if kind == EventType.TURN_START and len(said) > seen else ""
     model = ""
     if kind == EventType.TURN_END:

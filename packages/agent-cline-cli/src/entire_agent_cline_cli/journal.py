@@ -47,14 +47,15 @@ def _read(file: str) -> bytes:
         return b""
 
 
-def sync(messages_file: str, journal: str) -> int:
-    """Append the messages of ``messages_file`` not journaled yet; the number of messages journaled."""
+def sync(messages_file: str, journal: str, upto: int | None = None) -> int:
+    """Append the messages of ``messages_file`` not journaled yet (of its first ``upto``, when given); the
+    number of messages journaled."""
     from entire_core import fsutil, locks
 
     from entire_agent_cline_cli.transcript import document, lines_of, messages
 
     doc = document(_read(messages_file))
-    found = objects(doc.get("messages"))
+    found = objects(doc.get("messages"))[:upto]
     with locks.exclusive(journal + ".lock"):
         data = _read(journal)
         whole = data[: data.rfind(b"\n") + 1]  # a line torn by a kill is written again

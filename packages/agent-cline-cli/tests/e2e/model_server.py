@@ -5,6 +5,7 @@ of tool results since that prompt picks the step:
 
     prompt mentions       model calls
     "write hello"         write hello.txt, then text
+    "write again"         write again.txt, then text
     "edit hello"          edit hello.txt (hello -> bye), then text
     "delete old"          run_commands rm old.txt, then text
     "subagent"            spawn_agent (whose task writes sub.txt), then text
@@ -69,6 +70,8 @@ def step(body: dict[str, Any], workdir: str) -> tuple[str, dict[str, Any]] | str
         return "editor", {"path": f"{workdir}/sub.txt", "new_text": "sub\n"}
     if "subagent" in prompt:
         return "spawn_agent", {"task": SUBTASK, "systemPrompt": "You write files."}
+    if "write again" in prompt:
+        return "editor", {"path": f"{workdir}/again.txt", "new_text": "again\n"}
     if "write hello" in prompt:
         return "editor", {"path": f"{workdir}/hello.txt", "new_text": "hello\n"}
     if "edit hello" in prompt:
