@@ -10,6 +10,7 @@ it waits ``settle`` seconds for the detached hooks, and at the end stops the hub
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
@@ -64,10 +65,8 @@ def tui(argv: list[str], cwd: str, env: dict[str, str], prompts: list[str], wait
         out += _read(fd, wait)
     _type(fd, "/exit")
     out += _read(fd, 4)
-    try:
+    with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGTERM)
-    except OSError:
-        pass
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out
 
