@@ -2,7 +2,7 @@
 
 ``python driver.py <plan.json>``. The plan names the ``cline`` binary, the working directory, the
 environment, Cline's sessions folder and the steps: ``{"name", "prompt"}`` is one ``cline --json``
-run (a new session); ``{"name", "resume": <step>, "tui": [prompts]}`` resumes that step's session in
+run (a new session); ``{"name", "resume": <step or session id>, "tui": [prompts]}`` resumes that session in
 the TUI (``cline --id``, through a pseudo-terminal), types each prompt, then ``/exit``. After each step
 it waits ``settle`` seconds for the detached hooks, and at the end stops the hub daemons the TUI left
 (by pid). The results (exit codes, outputs, session ids) go to the plan's ``results`` path.
@@ -110,7 +110,7 @@ def run(plan: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
         before = _sessions(plan)
         started = time.monotonic()
         if "resume" in step:
-            argv = [plan["cline"], "--id", sessions[step["resume"]]]
+            argv = [plan["cline"], "--id", sessions.get(step["resume"], step["resume"])]
             code, out = tui(argv, plan["workdir"], {**env, "TERM": "xterm"}, step["tui"], step.get("wait", 8))
             stdout, stderr = out.decode("utf-8", "replace")[-3000:], ""
         else:

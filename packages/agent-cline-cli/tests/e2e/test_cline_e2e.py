@@ -139,3 +139,34 @@ def test_the_resumed_session_goes_on_in_its_view(scenario: Scenario) -> None:
     assert turns[1]["transcript_files"] == ["again.txt"]
     assert turns[1]["tokens"] == calls(1, 1)
     assert turns[0]["turn_offset"] < turns[1]["turn_offset"]
+
+
+def test_a_session_restored_from_its_checkpoint_resumes_with_every_prompt(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    """``entire session resume``'s ``write-session`` into a Cline that lost the session (its folder and its
+    row in ``sessions.db`` gone): ``cline --id`` resumes it, and its next request carries the earlier turns."""
+    import shutil
+    import sqlite3
+
+    session = scenario.sessions["t1"]
+    original = (scenario.data / "sessions" / session / f"{session}.messages.json").read_bytes()
+    shutil.rmtree(scenario.data / "sessions" / session)
+    with sqlite3.connect(scenario.data / "db" / "sessions.db") as db:
+        db.execute("DELETE FROM sessions WHERE session_id = ?", (session,))
+    db.close()
+    scenario.sim.resume(AGENT, session)
+    restored = (scenario.data / "sessions" / session / f"{session}.messages.json").read_bytes()
+    assert json.loads(restored)["messages"] == json.loads(original)["messages"]
+    plan = json.loads((scenario.repo.parent / "plan.json").read_text())
+    plan.update(steps=[{"name": "r", "resume": session, "tui": ["say hi again"]}], settle=1,
+                results=str(tmp_path / "results.json"), api_log=str(tmp_path / "api.jsonl"))  # fmt: skip
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    argv = e2e.in_loopback_namespace([sys.executable, str(HERE / "driver.py"), str(tmp_path / "plan.json")])
+    assert subprocess.run(argv, capture_output=True, timeout=600, check=False).returncode == 0
+    requests = [
+        json.loads(line)["body"]["messages"] for line in (tmp_path / "api.jsonl").read_text().splitlines()
+    ]
+    assert requests, json.loads((tmp_path / "results.json").read_text())
+    asked = json.dumps(requests[0], ensure_ascii=False)
+    assert all(p in asked for p in (PROMPTS[0], RESUMED, "say hi again")), asked[:3000]
