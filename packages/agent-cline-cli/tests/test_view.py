@@ -82,4 +82,4 @@ def test_events_in_process_a_late_start_and_a_subagents_hooks(tmp_path: Path, ag
     assert kinds == [(2, "use a subagent please"), (3, "")]
     assert events.parse(agent, "task-start", {"sessionContext": {"rootSessionId": "a/b"}}) is None
     assert events.parse(agent, "pre-tool-use", {"sessionContext": {"rootSessionId": session}}) is None
-    assert events._time("not a time").startswith("20")  # pyright: ignore[reportPrivateUsage]  # now, then
+    assert events._time("not a time").startswith("20")  # now, then
