@@ -102,3 +102,20 @@ def test_a_file_where_the_folder_goes_is_refused(agent: ClineCliAgent) -> None:
     with pytest.raises(ConfigError, match="not a folder"):
         agent.install_hooks()
     assert (repo / ".cline").read_text() == "not a folder\n"
+
+
+def test_doctor_names_a_missing_hook_file_and_its_fix(agent: ClineCliAgent) -> None:
+    import sys
+
+    script = str(Path(sys.executable).parent / "entire-agent-cline-cli")
+    run = lambda: subprocess.run([script, "doctor"], cwd=agent.repo_root, env=dict(agent.env),  # noqa: E731
+                                 capture_output=True, check=False, timeout=60)  # fmt: skip
+    before = run()
+    assert before.returncode == 1
+    assert b"no hook file of ours" in before.stdout + before.stderr
+    agent.install_hooks()
+    (Path(agent.repo_root) / ".cline" / "hooks" / "TaskError").unlink()
+    assert b"for TaskError" in run().stdout + run().stderr
+    agent.install_hooks()
+    after = run()
+    assert b"the 5 installed hooks call `entire hooks cline-cli <hook>`" in after.stdout + after.stderr

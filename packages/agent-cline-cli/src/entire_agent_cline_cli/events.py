@@ -165,17 +165,12 @@ def _wait(messages_file: str, ready: Any) -> list[dict[str, Any]]:
 
 
 def _time(stamp: str) -> str:
-    """The payload's time as RFC 3339 UTC in milliseconds (Cline's ``toISOString``), so that times compare as text."""
-    from datetime import UTC, datetime
+    """The payload's time as Cline writes it (``toISOString``: UTC, milliseconds), which compares as text;
+    now, in that form, for anything else."""
+    import time
 
-    from entire_core.types import normalize_timestamp
-
-    found = normalize_timestamp(stamp) if stamp else ""
-    if found:
-        try:
-            moment = datetime.fromisoformat(found.replace("Z", "+00:00"))
-        except ValueError:
-            return stamp
-    else:
-        moment = datetime.now(UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    digits = stamp[:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16] + stamp[17:19] + stamp[20:23]
+    if len(stamp) == 24 and stamp[4::3][:2] == "--" and stamp[10] + stamp[-1] == "TZ" and digits.isdigit():
+        return stamp
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"

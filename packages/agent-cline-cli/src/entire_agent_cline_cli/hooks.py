@@ -59,7 +59,8 @@ class HookFiles:
         self.agent_name = agent_name
         self.env = env
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """Refuse (``ConfigError``) where ``.cline`` or ``.cline/hooks`` is something other than a folder."""
         from entire_core.errors import ConfigError
 
         for folder in (os.path.dirname(self.dir), self.dir):
@@ -96,7 +97,7 @@ class HookFiles:
         """Write our hook files (again, with ``force``); the number written."""
         from entire_core import fsutil, installs
 
-        self._check()
+        self.check()
         have = self.installed()
         created = installs.recall(self.env, self.agent_name, self.dir)
         made = {"cline": not os.path.isdir(os.path.dirname(self.dir)), "hooks": not os.path.isdir(self.dir)}

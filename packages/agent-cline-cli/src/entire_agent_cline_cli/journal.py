@@ -32,11 +32,9 @@ def path(repo_root: str, agent_name: str, session_id: str) -> str:
 
 
 def _line(value: object) -> bytes:
-    import json
+    from entire_core._json import dumps_state  # the json package only for a float
 
-    return (
-        json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
-    )
+    return dumps_state(value).encode("utf-8", "surrogatepass") + b"\n"
 
 
 def _read(file: str) -> bytes:

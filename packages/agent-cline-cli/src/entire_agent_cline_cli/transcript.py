@@ -12,8 +12,6 @@ A view line (wrapped generic JSONL, ``view``) is read as the line it carries.
 
 from __future__ import annotations
 
-import re
-
 from entire_core import _json
 from entire_core.jsonvalues import integer, obj, objects, text
 
@@ -27,8 +25,9 @@ if TYPE_CHECKING:
 WRITING_TOOLS = frozenset(["editor", "apply_patch"])
 """The tools that write files: ``editor`` (``path``) and ``apply_patch`` (its patch's file lines)."""
 SUBAGENT_TOOL = "spawn_agent"
-_USER_INPUT = re.compile(r"\A\s*<user_input(?:\s[^>]*)?>(.*)</user_input>\s*\Z", re.DOTALL)
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
+_OPEN, _CLOSE = "<user_input", "</user_input>"
+_PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+"""The lines of an ``apply_patch`` patch that name a file."""
 
 
 def lines_of(data: bytes) -> list[bytes]:
@@ -73,9 +72,11 @@ def prompt_of(message: dict[str, Any]) -> str:
         return ""
     if obj(message.get("metadata")).get("displayRole") == "system":
         return ""
-    said = "".join(_texts(message))
-    found = _USER_INPUT.match(said)
-    return found.group(1) if found else said.strip()
+    said = "".join(_texts(message)).strip()
+    tag_end = said.find(">")
+    if said.startswith(_OPEN) and said.endswith(_CLOSE) and tag_end > 0 and said[len(_OPEN)] in " >":
+        return said[tag_end + 1 : -len(_CLOSE)]
+    return said
 
 
 def prompts(items: list[dict[str, Any]]) -> list[str]:
@@ -111,7 +112,9 @@ def modified_files(items: list[dict[str, Any]]) -> list[str]:
             found.append(text(given.get("path")))
         else:
             patch = text(given.get("input")) or text(given.get("patch"))
-            found += [a or b for a, b in _PATCH_FILE.findall(patch)]
+            found += [
+                line[len(p) :] for line in patch.splitlines() for p in _PATCH_FILE if line.startswith(p)
+            ]
     return list(dict.fromkeys(f.strip() for f in found if f.strip()))
 
 

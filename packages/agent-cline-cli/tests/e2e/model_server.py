@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -142,7 +143,9 @@ def serve(port: int, workdir: str, log_path: str) -> ThreadingHTTPServer:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--workdir", required=True)
+    parser.add_argument(
+        "--workdir", default=tempfile.gettempdir(), help="absolute directory of the scripted files"
+    )
     parser.add_argument("--log", default="")
     args = parser.parse_args()
     server = serve(args.port, args.workdir, args.log)
