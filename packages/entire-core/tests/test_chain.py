@@ -296,7 +296,9 @@ def test_hook_scripts_in_a_dot_folders_hooks_folder_are_read(tmp_path: Path) -> 
     """Cline's hooks are scripts named after their event (``.cline/hooks/TaskStart``, no suffix)."""
     repo = tmp_path / "repo"
     (repo / ".cline" / "hooks").mkdir(parents=True)
-    (repo / ".cline" / "hooks" / "TaskStart").write_text("#!/bin/sh\nexec entire hooks cline-cli task-start\n")
+    (repo / ".cline" / "hooks" / "TaskStart").write_text(
+        "#!/bin/sh\nexec entire hooks cline-cli task-start\n"
+    )
     (repo / ".cline" / "hooks" / "Notes").write_text("nothing of ours\n")
     (repo / ".cline" / "deep" / "hooks").mkdir(parents=True)
     (repo / ".cline" / "deep" / "hooks" / "TaskStart").write_text("entire hooks too-deep task-start\n")
