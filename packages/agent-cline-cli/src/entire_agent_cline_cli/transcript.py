@@ -37,14 +37,9 @@ def lines_of(data: bytes) -> list[bytes]:
 
 def decode(line: bytes) -> dict[str, Any]:
     """One line's message (or header), ``{}`` for none: a view line is read as the line it carries."""
-    if line.startswith(b'{"type":"'):
-        from entire_core.views import unwrap
+    from entire_core.views import record_of
 
-        line = unwrap(line) or b""
-    try:
-        return obj(_json.loads(line)) if line.strip() else {}
-    except (ValueError, RecursionError):
-        return {}
+    return record_of(line)
 
 
 def messages(lines: Iterable[bytes]) -> list[dict[str, Any]]:
