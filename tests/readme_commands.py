@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENTS = ("aider", "google-gemini", "openai-codex", "qwen-code")
+AGENTS = ("aider", "cline-cli", "google-gemini", "openai-codex", "qwen-code")
 _COMMENT = re.compile(r"\s{2,}#.*$")
 
 
@@ -55,6 +55,7 @@ def for_agent(command: str, agent: str) -> str:
 
 PACKAGE_DIRS = {
     "aider": "packages/agent-aider",
+    "cline-cli": "packages/agent-cline-cli",
     "google-gemini": "packages/agent-gemini",
     "openai-codex": "packages/agent-codex",
     "qwen-code": "packages/agent-qwen-code",

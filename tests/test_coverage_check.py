@@ -16,6 +16,7 @@ PACKAGES = {
     "entire_agent_google_gemini": "packages/agent-gemini/src",
     "entire_sim": "tools/entire-sim/src",
     "entire_agent_qwen_code": "packages/agent-qwen-code/src",
+    "entire_agent_cline_cli": "packages/agent-cline-cli/src",
 }
 
 

@@ -48,6 +48,7 @@ from readme_commands import AGENTS, shown
 
 PACKAGE_DIR = {
     "aider": "agent-aider",
+    "cline-cli": "agent-cline-cli",
     "google-gemini": "agent-gemini",
     "openai-codex": "agent-codex",
     "qwen-code": "agent-qwen-code",
@@ -79,7 +80,7 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
 
     # The README's first step: the demo, with the runtime packages only.
     out = sh(shown("uv run --no-dev entire-sim demo"), cwd=clone, env=env)
-    assert "4 agent(s) replayed, 0 protocol violation(s)" in out
+    assert "5 agent(s) replayed, 0 protocol violation(s)" in out
 
     # Each agent installed from the checkout, into its own environment, linked into the user's bin.
     tools, user_bin = tmp_path / "tools", tmp_path / "user-bin"
@@ -178,9 +179,13 @@ def test_a_new_users_first_day(tmp_path: Path) -> None:
 
 
 def _first_hook(agent: str) -> str:
-    return {"aider": "turn-end", "google-gemini": "after-agent", "openai-codex": "stop", "qwen-code": "stop"}[
-        agent
-    ]
+    return {
+        "aider": "turn-end",
+        "cline-cli": "task-complete",
+        "google-gemini": "after-agent",
+        "openai-codex": "stop",
+        "qwen-code": "stop",
+    }[agent]
 
 
 def _files(root: Path) -> list[Path]:

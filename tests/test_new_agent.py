@@ -75,6 +75,10 @@ def test_a_scaffolded_agent_passes_its_contract_tests_lockstep_and_builds(tmp_pa
 
     coverage = tomllib.loads((copy / "pyproject.toml").read_text())["tool"]["coverage"]["run"]["source"]
     assert "entire_agent_acme_coder" in coverage
+    pythonpath = tomllib.loads((copy / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
+        "pythonpath"
+    ]
+    assert "packages/agent-acme-coder/tests" in pythonpath  # where its fixture modules import from
     startup = _run(copy, *run, "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-k", "acme-coder",
                    "tests/test_startup.py")  # fmt: skip
     assert "3 passed" in startup.stdout and "skipped" not in startup.stdout, startup.stdout

@@ -95,6 +95,10 @@ RUN_BY: dict[str, str] = {
     'make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=<command>] [CONFIG_DIR=.<folder>]': (
         "tests/test_new_agent.py (make new-agent in a copy of the checkout; BINARY and CONFIG_DIR rendered)"
     ),
+    "uv tool install --compile-bytecode entire-agent-cline-cli": INSTALLS,
+    "entire enable --agent cline-cli": WALKTHROUGH,
+    "entire-agent-cline-cli doctor": WALKTHROUGH,
+    "uv tool uninstall entire-agent-cline-cli": INSTALLS,
     "uv tool install --compile-bytecode entire-agent-qwen-code": INSTALLS,
     "entire enable --agent qwen-code": WALKTHROUGH,
     "entire-agent-qwen-code doctor": WALKTHROUGH,

@@ -277,7 +277,7 @@ def check_uninstalled_first(world: World, agent: str) -> list[str]:
     repo = world.fresh(f"gone-{agent}")
     before = _status(repo)
     world.run(f"entire enable --agent {agent}", repo)
-    config = repo / {"aider": ".aider.conf.yml", "google-gemini": ".gemini/settings.json",
+    config = repo / {"aider": ".aider.conf.yml", "cline-cli": ".cline/hooks/TaskStart", "google-gemini": ".gemini/settings.json",
                      "openai-codex": ".codex/hooks.json", "qwen-code": ".qwen/settings.json"}[agent]  # fmt: skip
     gone = world.without(agent)
     done = world.run("entire disable --uninstall --force", repo, gone)

@@ -65,7 +65,7 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
 
     # The demo: one command, and it installs no dev tool.
     out = sh(offline + shown("uv run --no-dev entire-sim demo"), cwd=checkout, env=env)
-    assert "4 agent(s) replayed, 0 protocol violation(s)" in out
+    assert "5 agent(s) replayed, 0 protocol violation(s)" in out
     venv_bin = checkout / ".venv" / "bin"
     for tool in ("ruff", "pyright", "pytest"):
         assert not (venv_bin / tool).exists(), f"uv run --no-dev installed {tool}"

@@ -162,6 +162,20 @@ AGENTS: tuple[Agent, ...] = (
         files={"qwen-home/settings.json": lambda port: QWEN_SETTINGS},
     ),
     Agent(
+        name="cline-cli",
+        package="agent-cline-cli",
+        versions="entire_agent_cline_cli.versions",
+        install=("npm", "cline", "cline"),
+        server=("model_server.py", "--port", "0"),
+        ready_on="stderr",
+        env={
+            "CLINE_DATA_DIR": "{scratch}/cline-data",
+            "CLINE_SESSION_BACKEND_MODE": "local",
+            "CLINE_TELEMETRY_DISABLED": "1",
+            "CLINE_NO_AUTO_UPDATE": "1",
+        },
+    ),
+    Agent(
         name="aider",
         package="agent-aider",
         versions="entire_agent_aider.versions",

@@ -134,9 +134,10 @@ def render(package: Path, n: dict[str, str]) -> None:
     shutil.copyfile(ROOT / "LICENSE", package / "LICENSE")
 
 
-def add_to_root(root: Path, dist: str, module: str) -> None:
+def add_to_root(root: Path, dist: str, module: str, folder: str = "") -> None:
     """The workspace root depends on the new member (so ``uv run`` installs it), takes it from the tree,
-    and measures its coverage (``make test`` holds every package's ``src/`` at 90%)."""
+    measures its coverage (``make test`` holds every package's ``src/`` at 90%), and puts its ``tests``
+    folder (``folder``: ``agent-<name>``) on pytest's ``pythonpath``, where its fixture modules import."""
     import tomlkit
 
     path = root / "pyproject.toml"
@@ -154,6 +155,10 @@ def add_to_root(root: Path, dist: str, module: str) -> None:
     coverage = tool["coverage"]["run"]["source"]
     assert isinstance(coverage, list), f"{path}: [tool.coverage.run] source is not a list"
     coverage.append(module)
+    pythonpath = tool["pytest"]["ini_options"]["pythonpath"]
+    assert isinstance(pythonpath, list), f"{path}: [tool.pytest.ini_options] pythonpath is not a list"
+    if folder and f"packages/{folder}/tests" not in pythonpath:
+        pythonpath.append(f"packages/{folder}/tests")
     _write(path, tomlkit.dumps(doc))
 
 
@@ -197,7 +202,7 @@ def scaffold(
         render(package, n)
         with (package / "pyproject.toml").open("wb") as f:
             tomli_w.dump(pyproject(n, core_range(version)), f)
-        add_to_root(root, n["dist"], n["module"])
+        add_to_root(root, n["dist"], n["module"], f"agent-{name}")
         add_changelog_line(root, n["dist"], name)
         # The templates are written for any name; the house style is ruff's, at whatever length the name makes lines.
         _tool(root, "ruff", "check", "--fix", "--select", "I", "--quiet", str(package))

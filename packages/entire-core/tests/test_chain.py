@@ -290,3 +290,17 @@ def test_the_real_host_calls_stuck_what_the_doctor_calls_stuck(tmp_path: Path) -
     assert theirs == {"s-old"}, done.stdout  # it finalizes a session whose agent is gone at once
     assert "Finalized 1 exited session(s) (agent process gone)." in done.stdout
     assert "s-old (" in ours.what and "s-orphan (" in ours.what and "s-fresh" not in ours.what
+
+
+def test_hook_scripts_in_a_dot_folders_hooks_folder_are_read(tmp_path: Path) -> None:
+    """Cline's hooks are scripts named after their event (``.cline/hooks/TaskStart``, no suffix)."""
+    repo = tmp_path / "repo"
+    (repo / ".cline" / "hooks").mkdir(parents=True)
+    (repo / ".cline" / "hooks" / "TaskStart").write_text(
+        "#!/bin/sh\nexec entire hooks cline-cli task-start\n"
+    )
+    (repo / ".cline" / "hooks" / "Notes").write_text("nothing of ours\n")
+    (repo / ".cline" / "deep" / "hooks").mkdir(parents=True)
+    (repo / ".cline" / "deep" / "hooks" / "TaskStart").write_text("entire hooks too-deep task-start\n")
+    found = chain.orphaned_hooks(str(repo), {"PATH": "/nonexistent"})
+    assert found == {"cline-cli": [str(repo / ".cline" / "hooks" / "TaskStart")]}

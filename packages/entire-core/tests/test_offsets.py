@@ -348,3 +348,13 @@ def test_the_first_line_is_read_whole_up_to_64_mib_only(tmp_path: Path) -> None:
             f.write(b"\n")
         line = offsets.line_at(str(path), 0)
         assert (line is not None and len(line) == size + 1) if whole else line is None
+
+
+def test_read_all_is_empty_for_what_is_no_file(tmp_path: Path) -> None:
+    from entire_core.offsets import read_all
+
+    (tmp_path / "f").write_bytes(b"a\nb")
+    assert read_all(str(tmp_path / "f")) == b"a\nb"
+    assert read_all(str(tmp_path / "missing")) == b""
+    assert read_all(str(tmp_path)) == b""
+    assert read_all(str(tmp_path / "f" / "below")) == b""

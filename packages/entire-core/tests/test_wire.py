@@ -148,3 +148,14 @@ def test_rfc3339_of_historical_zones() -> None:
     assert rfc3339(datetime(1, 1, 1, tzinfo=lmt)) == "0001-01-01T00:00:00+02:34"  # UTC would be year 0
     for text in (rfc3339(datetime(1, 1, 1, tzinfo=lmt)), rfc3339(datetime(9999, 12, 31, 23, 59, tzinfo=lmt))):
         protocol.Event.model_validate({"type": 1, "timestamp": text}, strict=True)
+
+
+def test_record_of_reads_a_wrapped_line_or_the_agents_own() -> None:
+    from entire_core.views import record_of
+
+    native = b'{"role":"user","id":"m1"}'
+    assert record_of(native) == {"role": "user", "id": "m1"}
+    wrapped = b'{"type":"native","timestamp":null,"native":{"role":"user","id":"m1"}}'
+    assert record_of(wrapped) == {"role": "user", "id": "m1"}
+    assert record_of(b"") == {} and record_of(b"  ") == {} and record_of(b"{not json") == {}
+    assert record_of(b"[1, 2]") == {}

@@ -153,11 +153,9 @@ class QwenCodeAgent(
     # -- transcripts ------------------------------------------------------------------------------------
 
     def _data(self, path: str) -> bytes:
-        try:
-            with open(path, "rb") as f:
-                return f.read()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return b""
+        from entire_core.offsets import read_all
+
+        return read_all(path)
 
     def _scope(self, path: str, offset: int) -> list[dict[str, Any]]:
         from entire_agent_qwen_code import transcript

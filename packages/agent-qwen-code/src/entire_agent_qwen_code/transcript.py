@@ -11,7 +11,6 @@ the offset.
 
 from __future__ import annotations
 
-from entire_core import _json  # not json: these run at every turn's end, and json pulls in re
 from entire_core.jsonvalues import obj, text
 
 TYPE_CHECKING = False
@@ -36,14 +35,9 @@ def lines_of(data: bytes) -> list[bytes]:
 def decode(line: bytes) -> dict[str, Any]:
     """One line's record, or ``{}``: a view's line (wrapped generic JSONL, ``view``) is read as the record
     it carries, its header padding and marker as no record. Qwen's own records start with their uuid."""
-    if line.startswith(b'{"type":"'):
-        from entire_core.views import unwrap
+    from entire_core.views import record_of
 
-        line = unwrap(line) or b""
-    try:
-        return obj(_json.loads(line)) if line.strip() else {}
-    except (ValueError, RecursionError):
-        return {}
+    return record_of(line)
 
 
 def records(lines: Iterable[bytes]) -> list[dict[str, Any]]:

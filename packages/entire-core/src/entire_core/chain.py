@@ -253,6 +253,7 @@ def orphaned_hooks(root: str, env: Mapping[str, str], own: str = "") -> dict[str
     Agents keep their project config in a dot-folder or a dot-file at the repository's root
     (``.codex/hooks.json``, ``.gemini/settings.json``, ``.qwen/settings.json``, ``.aider.conf.yml``, and
     the same for agents we do not know), so the config files (``CONFIG_SUFFIXES``) there, one level deep,
+    and every file of a dot-folder's ``hooks`` folder (Cline's hooks are scripts, ``.cline/hooks/TaskStart``)
     are read for ``entire hooks <name>`` and ``entire-agent-<name>``. Returns ``{plugin name: [files naming it]}`` for every name that is
     not a built-in agent and whose ``entire-agent-<name>`` is not on PATH; ``own`` (the plugin asking,
     which runs, and whose place on PATH ``check_host_finds_plugin`` checks) is never named.
@@ -274,12 +275,16 @@ def orphaned_hooks(root: str, env: Mapping[str, str], own: str = "") -> dict[str
         elif entry.is_dir(follow_symlinks=False):
             try:
                 candidates += sorted(e.path for e in os.scandir(entry.path) if e.is_file())
+                hooks = os.path.join(entry.path, "hooks")
+                if os.path.isdir(hooks) and not os.path.islink(hooks):
+                    candidates += sorted(e.path for e in os.scandir(hooks) if e.is_file())
             except OSError:
                 continue
     found: dict[str, list[str]] = {}
     path = env.get("PATH", os.defpath)
     for candidate in candidates:
-        if not candidate.endswith(CONFIG_SUFFIXES):
+        in_hooks = os.path.basename(os.path.dirname(candidate)) == "hooks"
+        if not (in_hooks or candidate.endswith(CONFIG_SUFFIXES)):
             continue
         try:
             if os.path.getsize(candidate) > ORPHAN_SCAN_BYTES:

@@ -290,6 +290,15 @@ def line_start(data: bytes, lines: int) -> int:
     return position
 
 
+def read_all(path: str) -> bytes:
+    """The bytes of ``path``; none for a file that is not there (yet), or a folder."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return b""
+
+
 def lines_from(path: str, start: int) -> tuple[list[bytes], int]:
     """The complete lines of ``path`` from line ``start`` on (without newlines), and how many it has in all."""
     try:

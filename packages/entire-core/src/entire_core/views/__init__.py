@@ -130,6 +130,7 @@ if TYPE_CHECKING:
     from entire_core.views.wire import marker as marker
     from entire_core.views.wire import native_bytes as native_bytes
     from entire_core.views.wire import native_lines as native_lines
+    from entire_core.views.wire import record_of as record_of
     from entire_core.views.wire import rewrap as rewrap
     from entire_core.views.wire import unpadded as unpadded
     from entire_core.views.wire import unwrap as unwrap
@@ -145,7 +146,7 @@ _HOMES = {
     "store": ["VERSION", "is_view_path", "views_dir"],
     "view": ["View", "attach", "native_of", "native_subagents_dir", "refreshed"],
     "wire": ["LEAD", "MARKER_PREFIX", "VIEW_LINE", "head_lines_of", "lines_as_native", "marker", "native_bytes",
-             "native_lines", "rewrap", "unpadded", "unwrap", "wrap"],
+             "native_lines", "record_of", "rewrap", "unpadded", "unwrap", "wrap"],
 }  # fmt: skip
 """The module of the package that holds each name this package hands on."""
 _HOME = {name: module for module, names in _HOMES.items() for name in names}

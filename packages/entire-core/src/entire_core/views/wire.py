@@ -158,6 +158,20 @@ def native_lines(lines: Iterator[bytes] | list[bytes], wrapped: bool) -> Iterato
             yield line
 
 
+def record_of(line: bytes) -> dict[str, Any]:
+    """The JSON object on one line of a wrapped view or of the agent's own file, ``{}`` for none: a wrapped
+    line is read as the native line it carries, the view's own lines (padding, marker, ``LEAD``) as none."""
+    from entire_core import _json
+    from entire_core.jsonvalues import obj
+
+    if line.startswith(b'{"type":"'):
+        line = unwrap(line) or b""
+    try:
+        return obj(_json.loads(line)) if line.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+
+
 def lines_as_native(lines: Iterable[bytes]) -> Iterator[bytes]:
     """Each view line as the agent's own line, one for one (line N stays line N): wrapped lines
     unwrapped, header padding, the marker and ``LEAD`` as empty lines. For text formats, whose parsers count lines."""

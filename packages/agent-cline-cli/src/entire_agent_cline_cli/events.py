@@ -1,0 +1,176 @@
+"""Cline's hook payloads -> Entire lifecycle events, each session's in order, each exactly once.
+
+Cline runs these hooks detached (``hooks``): two of one session may run at once and finish in any
+order, even after ``cline`` has exited. So a payload is not answered as it comes. Under the session's
+lock (``entire_core.locks``) it adds what it means to the session's queue (``entire_core.eventqueue``),
+and the call answers the queue's oldest event, whatever hook it was started by:
+
+- a turn's start (``TaskStart``, ``TaskResume``) queues the turn's start; a start while another turn
+  is open ends that one first;
+- a turn's end (``TaskComplete``, ``TaskCancel``, ``TaskError``) queues the turn's start first when its
+  own hook has not come yet (it then brings nothing), then the end.
+
+Turns are told apart by the payload's ``timestamp`` (set by Cline as it dispatches the hook), not by
+``taskId``: a one-shot run has a new ``conv_…`` id per turn, but a resumed TUI keeps one for every turn.
+
+So a turn's end never overtakes its start, and a hook that comes late finds its event already queued.
+Each turn has two hooks and two events, so each hook delivers one and none waits for a later session:
+no ``SessionStart`` is sent (the host starts a session at its first turn), and Cline fires no
+session end.
+A subagent's hooks (``parent_agent_id`` set) queue nothing of their own: they only deliver the queue.
+The session is ``sessionContext.rootSessionId`` (the parent's inside a subagent); the payload names no
+file, so the transcript is the session's journal (``journal``), brought up to date from Cline's
+messages when the event is answered: a turn's prompt is the first prompt after the last turn's
+(waited for, as Cline may write its messages after the hook), a turn's end waits until the reply the
+payload carries (``turn.outputText``) is written.
+"""
+
+from __future__ import annotations
+
+from entire_core.jsonvalues import array, integer, obj, text
+from entire_core.types import Event, EventType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from entire_core.agent import Agent
+
+STARTS = frozenset(["task-start", "task-resume"])
+ENDS = frozenset(["task-complete", "task-cancel", "task-error"])
+KIND = "session"
+WAIT_SECONDS = 3.0
+"""How long an answer waits for Cline to write the messages its event is about."""
+KEEP_TURNS = 8
+"""The newest turns' times kept in the state, to know a late hook's turn."""
+
+
+def parse(agent: Agent, hook: str, payload: object) -> Event | None:
+    """The session's oldest undelivered event after adding ``payload``'s, or None."""
+    from entire_core import eventqueue, locks, validate
+    from entire_core.scratch import Scratch
+
+    p = obj(payload)
+    session = text(obj(p.get("sessionContext")).get("rootSessionId"))
+    if hook not in STARTS | ENDS or not validate.is_session_id(session):
+        return None
+    own = not text(p.get("parent_agent_id"))
+    scratch = Scratch(agent.repo_root, agent.name)
+    lock = scratch.file(KIND, session) + ".lock"
+    stamp = _time(text(p.get("timestamp")))
+
+    def answer() -> Event | None:
+        with locks.exclusive(lock):
+            state = scratch.load(KIND, session)
+            queue = eventqueue.EventQueue(eventqueue.events_of(state, "queue"))
+            if own:
+                _note(state, queue, hook, stamp, text(obj(p.get("turn")).get("outputText")))
+            item = queue.take()
+            event = _answer(agent, session, item, state) if item is not None else None
+            scratch.save(KIND, session, state, durable=True)
+        return event
+
+    event = eventqueue.take_in_order(answer, locks.WAIT_SECONDS)
+    if event is not None:
+        eventqueue.confirm_when_answered(
+            lock, lambda: scratch.load(KIND, session), lambda s: scratch.save(KIND, session, s), "queue"
+        )
+    return event
+
+
+def _note(state: dict[str, Any], queue: Any, hook: str, stamp: str, reply: str) -> None:
+    """Queue what a hook of the session's own agent at time ``stamp`` means (``queue``: an ``EventQueue``).
+
+    The session's turns are kept as their start and end times: a hook whose time falls in a turn
+    already known is that turn's, and queues nothing more.
+    """
+    turns = [dict(obj(t)) for t in array(state.get("turns"))]
+    last = turns[-1] if turns else None
+
+    def begin() -> None:
+        queue.put({"type": EventType.TURN_START, "time": stamp})
+        turns.append({"start": stamp, "end": ""})
+
+    def finish(text_of_reply: str) -> None:
+        queue.put({"type": EventType.TURN_END, "time": stamp, "reply": text_of_reply})
+        turns[-1]["end"] = stamp
+
+    ended = last is None or (bool(last["end"]) and stamp > text(last["end"]))
+    if hook in STARTS:
+        if last is not None and not last["end"] and stamp > text(last["start"]):
+            finish("")  # the open turn's end is late: this start ends it
+            begin()
+        elif ended:
+            begin()
+    elif last is not None and not last["end"] and stamp >= text(last["start"]):
+        finish(reply)
+    elif ended:
+        begin()  # the turn's start is late: its end starts it
+        finish(reply)
+    state["turns"] = turns[-KEEP_TURNS:]
+
+
+def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, Any]) -> Event:
+    """The event of a queued ``item``, with the journal brought up to date for it."""
+    from entire_agent_cline_cli import journal, paths
+    from entire_agent_cline_cli.transcript import prompt_of, prompts, reply_of
+
+    kind = integer(item.get("type"))
+    messages_file = paths.messages_file(paths.sessions_dir(agent.env, agent.home()), session)
+    seen = integer(state.get("prompts"))
+    reply = text(item.get("reply"))
+
+    def ready(items: list[dict[str, Any]]) -> bool:
+        if kind == EventType.TURN_START:
+            return len(prompts(items)) > seen
+        if kind == EventType.TURN_END and reply:
+            return bool(items) and reply_of(items[-1]) == reply.strip()
+        return True
+
+    items = _wait(messages_file, ready)
+    ref = journal.path(agent.repo_root, agent.name, session)
+    said = prompts(items)
+    upto = None
+    if kind == EventType.TURN_START and len(said) > seen:  # the turn starts at its prompt: no further
+        upto = [i for i, m in enumerate(items) if prompt_of(m)][seen] + 1
+    journal.sync(messages_file, ref, upto)
+    prompt = said[seen] if kind == EventType.TURN_START and len(said) > seen else ""
+    model = ""
+    if kind == EventType.TURN_END:
+        state["prompts"] = len(said)
+        model = next(
+            (text(obj(m.get("modelInfo")).get("id")) for m in reversed(items) if m.get("modelInfo")), ""
+        )
+    return Event(kind, session, session_ref=ref, prompt=prompt, model=model, timestamp=text(item.get("time")))
+
+
+def _wait(messages_file: str, ready: Any) -> list[dict[str, Any]]:
+    """The messages of ``messages_file`` once ``ready(messages)``, or as they are after ``WAIT_SECONDS``."""
+    import time
+
+    from entire_core.jsonvalues import objects
+
+    from entire_agent_cline_cli.transcript import document
+
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        try:
+            with open(messages_file, "rb") as f:
+                items = objects(document(f.read()).get("messages"))
+        except OSError:
+            items = []
+        if ready(items) or time.monotonic() > deadline:
+            return items
+        time.sleep(0.05)
+
+
+def _time(stamp: str) -> str:
+    """The payload's time as Cline writes it (``toISOString``: UTC, milliseconds), which compares as text;
+    now, in that form, for anything else."""
+    import time
+
+    digits = stamp[:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16] + stamp[17:19] + stamp[20:23]
+    if len(stamp) == 24 and stamp[4::3][:2] == "--" and stamp[10] + stamp[-1] == "TZ" and digits.isdigit():
+        return stamp
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
