@@ -27,6 +27,7 @@ import json
 import os
 import random
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -687,6 +688,37 @@ def test_a_restored_view_grows_past_its_budget_before_any_turn_as_a_view_does(tm
     for _ in range(4):
         t.append(900, 900)
         t.refresh()  # checked: every record there, cut only as the budgets say
+
+
+def test_a_restored_view_has_no_turn_in_progress_when_the_agent_starts_its_file_again(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.append(300, 300)
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), t.native.read_bytes())
+    t.replace(900, 900, 900)  # past half the budget: made anew as a first view is, nothing kept whole
+    data = t.hook()
+    session = t.native.read_bytes()
+    assert data[head_bytes(data) :] == session[session.rfind(b"\n", 0, len(session) - 1024) + 1 :]
+
+
+def test_a_restored_view_whose_file_appears_and_cannot_be_opened_keeps_what_it_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file is missing when the view is restored; then a file of 0 bytes that no one can open (a
+    # socket, for root too) is there: nothing of it is read, and the view stays as it was restored.
+    t = Transcript(tmp_path, budget=4096)
+    t.append(300, 300)
+    data = t.native.read_bytes()
+    t.native.unlink()
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), data)
+    monkeypatch.chdir(tmp_path)  # a socket's path is bound as given, up to 107 bytes
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(t.native.name)
+        views.attach(t.owner, SESSION, str(t.native), EventType.TOOL_USE, upto=len(data))
+    assert t.view() == data
 
 
 # -- files the format does not view ------------------------------------------------------------------
