@@ -46,14 +46,16 @@ def test_a_re_base_never_cuts_below_the_start_the_cli_stored(tmp_path: Path) -> 
     session.turn(_turn(1, pad=700))
     stored = views.host_lines(Path(session.ref).read_bytes())  # the CLI's count after a commit
     _host_state(env, session.ref, stored)
-    for n in range(2, 6):  # under the budget from there on: nothing after the stored start is cut
+    rebased = 0
+    for n in range(2, 10):  # under the budget from there on: nothing after the stored start is cut
         turn = session.turn(_turn(n, pad=700))
         assert views.frame_of(turn["data"]).body <= stored
         lines = turn["data"].split(b"\n")
         assert json.loads(lines[stored]) == {"type": "user", "text": "prompt 2"}
-    assert len(turn["data"]) > 8192 // 2  # it would have been re-based without the stored start
+        rebased += views.frame_of(turn["data"]).body == stored
+    assert rebased == 4  # turns 6 to 9, past half the budget: re-based at each TurnStart, at the stored start
     # Once what follows the stored start no longer fits the budget, the view is bounded anyway.
-    for n in range(6, 20):
+    for n in range(10, 20):
         turn = session.turn(_turn(n, pad=700))
         assert len(turn["data"]) <= 8192
     assert views.frame_of(turn["data"]).body > stored
