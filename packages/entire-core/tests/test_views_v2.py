@@ -240,6 +240,28 @@ def test_a_wrapped_view_re_bases_with_native_snapshot_records_and_keeps_its_line
     assert restored.startswith(b'{"session":"w-1"}\n{"restated"') and b'"p39"' in restored
 
 
+class Cutting(Wrapped):
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        return record[:limit] + b" [cut]"
+
+
+def test_a_wrapped_turn_past_its_budget_has_its_native_records_cut_to_half_of_2_kib(tmp_path: Path) -> None:
+    owner = Owner(tmp_path, budget=4096)
+    owner.env[views.RECORD_BUDGET_ENV] = "8192"  # none cut as it is copied: the turn is cut to fit
+    owner.fmt = Cutting()
+    native = tmp_path / "native.jsonl"
+    native.write_bytes(b'{"session":"w-1"}\n')
+    path = views.attach(owner, "w-1", str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
+    said = [json.dumps({"who": "it", "say": f"{n}" + "x" * 1500}).encode() for n in range(3)]
+    with native.open("ab") as f:
+        f.write(b"".join(line + b"\n" for line in said))
+    views.attach(owner, "w-1", str(native), EventType.TOOL_USE)  # pyright: ignore[reportArgumentType]
+    data = Path(path).read_bytes()
+    # A wrapped line restates what it maps beside the native record: that record is cut to 1 KiB.
+    assert len(data) <= 4096
+    assert [views.unwrap(line) for line in data.split(b"\n")[-4:-1]] == [s[:1024] + b" [cut]" for s in said]
+
+
 class Paragraphs(views.ViewFormat):
     """A text format: ``Q: `` starts a question, ``A: `` an answer, either going on until a blank line.
     A block is restated on the blank line that ends it, so the mapping needs the lines before it."""
