@@ -1656,8 +1656,10 @@ class Counting(Owner):
     and (``totals``) theirs too; a record whose ``t`` is no number it cannot count."""
 
     totals = True
+    calls = 0
 
     def token_counts(self, transcript: bytes, offset: int) -> tuple[TokenUsage, TokenUsage | None]:  # pyright: ignore[reportIncompatibleMethodOverride]
+        self.calls += 1
         own = every = 0
         for line in transcript[offset:].split(b"\n"):
             try:
@@ -1719,3 +1721,59 @@ def test_a_re_base_of_a_view_the_agent_cannot_count_carries_nothing(tmp_path: Pa
     write(2, 0, 4)
     frame = views.frame_of(t.hook(check=False), views.BYTES)
     assert frame.body == 4 and frame.cut is None
+
+
+def test_a_turn_re_based_at_its_start_stays_whole_when_the_agent_then_rewrites_its_file(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.append(3000)
+    t.turn()
+    t.append(2500, 2500, 2500)  # past the budget: re-based at the turn's start
+    assert views.frame_of(t.hook(), views.BYTES).body == 2
+    native = t.native.read_bytes()
+    t.native.write_bytes(
+        native.replace(b'"i": 1, "p": "x', b'"i": 1, "p": "y')
+    )  # not the bytes the view read
+    data = t.hook(check=False)  # made anew
+    assert data[head_bytes(data) :] == native[len(FIRST) + 1 + 3001 :]  # the turn in progress, whole
+
+
+def test_a_turn_whose_stored_start_a_re_base_kept_is_re_based_at_its_own_start_next(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.append(3900, 100)
+    t.hook()
+    stored_start(t, 2)
+    t.turn()
+    t.append(*[1000] * 5)  # past the budget: re-based at the stored start, a line before the turn
+    assert views.frame_of(t.hook(), views.BYTES).body == 2
+    t.append(*[1000] * 4)  # past it again: now at the turn's start (checked: the turn kept whole)
+    assert views.frame_of(t.hook(), views.BYTES).body == 3
+
+
+def test_a_view_cut_past_10_mib_keeps_no_turn_when_the_agent_then_starts_its_file_again(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8 << 20)
+    t.hook()
+    t.turn()
+    t.append(*[(1 << 20) - 1] * 11, keep=True)  # the turn's start cut away with its oldest records
+    assert views.frame_of(t.hook(check=False), views.BYTES).body == 8
+    t.native.write_bytes(FIRST + b"\n" + b"".join(record(n, (1 << 20) - 1) + b"\n" for n in range(1, 6)))
+    data = t.hook(check=False)  # 5 MiB: made anew as a first view is, its newest quarter budget kept
+    assert len(data) - head_bytes(data) == 2 << 20
+
+
+def test_a_re_base_that_keeps_all_from_the_stored_start_asks_the_agent_for_no_count(tmp_path: Path) -> None:
+    # Nothing after the start the CLI counts from is dropped: there is no usage to carry, and counting
+    # the view twice would only slow the hook down.
+    t, write = counting(tmp_path)
+    write(1, 0, 1)
+    t.hook()
+    write(1, 0, 5)
+    t.hook()
+    stored_start(t, 2)
+    data = t.hook(EventType.TURN_START, check=False)
+    assert views.head_lines_of(data) == 2 and t.owner.calls == 0
