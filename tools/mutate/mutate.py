@@ -59,7 +59,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "views.legacy": ("test_views_v2.py", "test_views_model.py", "test_views.py"),
     "views.store": ("test_views_model.py", "test_views_parts.py", "test_views_v2.py", "test_views.py"),
     "views.header": ("test_views_model.py", "test_views_lead.py", "test_views.py"),
-    "views.rebase": ("test_views_model.py", "test_views_v2.py", "test_views.py"),
+    "views.rebase": ("test_views_model.py", "test_views_v2.py", "test_views_lead.py", "test_views.py"),
     "views.follow": ("test_views_model.py", "test_views_parts.py", "test_views_lead.py", "test_views.py"),
     "views.reclaim": ("test_views_recover.py",),
     "views.view": (

@@ -101,3 +101,15 @@ def test_what_git_refuses_is_no_repository(tmp_path: Path) -> None:
             assert gitdir.common_dir(str(work)) is None
     finally:
         os.chmod(work / ".git", 0o600)
+
+
+def test_a_gitfile_that_fails_to_read_is_no_repository(tmp_path: Path) -> None:
+    # A file that opens but fails as it is read (root reads a file of mode 0, so this is the read error
+    # every user meets): /proc/self/mem at offset 0, an address never mapped, answers EIO.
+    if not os.path.isfile("/proc/self/mem"):
+        return
+    a_git_dir(tmp_path / ".git")  # the repository above: a refused .git file ends the search before it
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".git").symlink_to("/proc/self/mem")
+    assert gitdir.common_dir(str(work)) is None

@@ -27,6 +27,7 @@ import json
 import os
 import random
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ import pytest
 from entire_core import offsets, views
 from entire_core.errors import AgentError
 from entire_core.testing import host
-from entire_core.types import EventType
+from entire_core.types import EventType, TokenUsage
 from entire_core.views.format import MIN_BUDGET
 from entire_core.views.header import Headers
 from entire_core.views.rebase import Fitter
@@ -687,6 +688,37 @@ def test_a_restored_view_grows_past_its_budget_before_any_turn_as_a_view_does(tm
     for _ in range(4):
         t.append(900, 900)
         t.refresh()  # checked: every record there, cut only as the budgets say
+
+
+def test_a_restored_view_has_no_turn_in_progress_when_the_agent_starts_its_file_again(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=4096)
+    t.append(300, 300)
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), t.native.read_bytes())
+    t.replace(900, 900, 900)  # past half the budget: made anew as a first view is, nothing kept whole
+    data = t.hook()
+    session = t.native.read_bytes()
+    assert data[head_bytes(data) :] == session[session.rfind(b"\n", 0, len(session) - 1024) + 1 :]
+
+
+def test_a_restored_view_whose_file_appears_and_cannot_be_opened_keeps_what_it_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file is missing when the view is restored; then a file of 0 bytes that no one can open (a
+    # socket, for root too) is there: nothing of it is read, and the view stays as it was restored.
+    t = Transcript(tmp_path, budget=4096)
+    t.append(300, 300)
+    data = t.native.read_bytes()
+    t.native.unlink()
+    t.path = str(views.View.for_session(t.owner, t.fmt, SESSION).path)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        view.adopt(str(t.native), data)
+    monkeypatch.chdir(tmp_path)  # a socket's path is bound as given, up to 107 bytes
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(t.native.name)
+        views.attach(t.owner, SESSION, str(t.native), EventType.TOOL_USE, upto=len(data))
+    assert t.view() == data
 
 
 # -- files the format does not view ------------------------------------------------------------------
@@ -1528,3 +1560,220 @@ def test_a_turn_end_pads_a_view_whose_metadata_a_version_before_padding_wrote(tm
                        checkpoint_transcript_size=len(data))  # fmt: skip
     t.hook(EventType.TURN_END, check=False)
     assert t.view() == data + b" "
+
+
+# -- re-bases: the CLI's stored start, the usage they carry, the metadata they keep (mutants of views.rebase) --
+
+
+def stored_start(t: Transcript, start: int) -> None:
+    """The CLI's state after a commit: it counts the session from line ``start`` of the view."""
+    host.session_state(
+        Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=start
+    )
+
+
+@pytest.mark.parametrize("first", [FIRST, b""], ids=["first", "empty-first"])
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_turn_start_re_bases_at_the_stored_start_when_what_follows_and_a_header_fit_the_budget(
+    tmp_path: Path, first: bytes, extra: int
+) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192, first=first)
+    t.hook()
+    t.append(100)
+    at = len(first) + 1 + 101  # line 2, the CLI's stored start
+    t.fill(at + 8192 - 2048 + extra)  # what follows it and a header of a quarter budget: the budget, + extra
+    before = t.hook()
+    stored_start(t, 2)
+    data = t.hook(EventType.TURN_START, check=False)
+    if extra:  # no room: re-based at the turn's start, as without a stored start
+        assert data[head_bytes(data) :] == b""
+    else:
+        assert views.head_lines_of(data) == 2 and data[head_bytes(data) :] == before[at:]
+
+
+def test_a_turn_start_leaves_a_view_whose_body_starts_at_the_stored_start_while_it_fits(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.append(100)
+    t.fill(len(FIRST) + 1 + 101 + 8192 - 2048)
+    t.hook()
+    stored_start(t, 2)
+    assert views.head_lines_of(t.hook(EventType.TURN_START, check=False)) == 2
+    t.append(500)
+    before, asked, st = t.hook(check=False), len(t.fmt.snapshots), os.stat(t.path)
+    # With a header of a quarter budget it would not fit: the header it has is the one it keeps.
+    assert len(before) - head_bytes(before) + 2048 > 8192
+    assert t.hook(EventType.TURN_START, check=False) == before
+    assert len(t.fmt.snapshots) == asked and os.stat(t.path).st_ino == st.st_ino  # nothing made again
+
+
+def test_past_10_mib_the_newest_half_budget_is_kept_even_below_the_stored_start(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=8 << 20)
+    t.hook()
+    t.turn()
+    stored_start(t, 7)  # what follows line 7 and a header of a quarter budget fit the budget
+    t.append(*[(1 << 20) - 1] * 11, keep=True)  # 11 MiB that may not be cut: past the CLI's limit
+    data = t.hook(check=False)
+    assert views.frame_of(data, views.BYTES).body == 8 and len(data) - head_bytes(data) == 4 << 20
+
+
+def test_a_re_base_drops_the_padding_after_the_view_s_last_line(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.fill(7000)  # what follows line 1 and a header of a quarter budget: past the budget
+    size = len(t.hook())
+    host.session_state(Path(t.owner.repo_root), SESSION, transcript_path=t.path, checkpoint_transcript_start=1,
+                       checkpoint_transcript_size=size + 10)  # fmt: skip
+    t.hook(EventType.TURN_END, check=False)
+    assert t.view() == t.native.read_bytes() + b" " * 11
+    t.turn()  # re-based to its header alone, the padding gone (checked)
+    t.append(100)
+    t.hook()  # the record on a line of its own (checked)
+
+
+def test_a_re_base_at_the_line_where_v1_offsets_resume_keeps_that_line(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.append(1000, 4500)
+    t.hook()
+    as_v1(t)  # no turn in progress: offsets v1 handed out resume at the end of the view made anew
+    t.hook(check=False)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        frame = view.frame()
+    assert (frame.body, frame.end, frame.resume) == (2, 3, 3)
+    t.hook(EventType.TURN_START, check=False)  # re-based at the view's end: the resume line starts the body
+    t.append(100)
+    t.hook(check=False)
+    with views.View(t.owner, t.fmt, t.path) as view:
+        frame = view.frame()
+    assert (frame.body, frame.end, frame.resume, frame.line(10)) == (3, 4, 3, 3)
+
+
+class Counting(Owner):
+    """An agent that counts tokens: of records ``{"t": own, "s": its subagents'}`` from a byte on, its own
+    and (``totals``) theirs too; a record whose ``t`` is no number it cannot count."""
+
+    totals = True
+    calls = 0
+
+    def token_counts(self, transcript: bytes, offset: int) -> tuple[TokenUsage, TokenUsage | None]:  # pyright: ignore[reportIncompatibleMethodOverride]
+        self.calls += 1
+        own = every = 0
+        for line in transcript[offset:].split(b"\n"):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict) and "t" in value:
+                if not isinstance(value["t"], int):
+                    raise ValueError("a record it cannot count")
+                own, every = own + value["t"], every + value["t"] + value["s"]
+        return TokenUsage(input_tokens=own), TokenUsage(input_tokens=every) if self.totals else None
+
+
+def counting(root: Path, *, totals: bool = True) -> tuple[Transcript, functools.partial[None]]:
+    """A session of an agent that counts tokens, the CLI counting from line 1; and what writes its records."""
+    t = Transcript(root, budget=8192, record=8192)
+    t.owner = Counting(root, t.fmt, budget=8192, record=8192)
+    t.owner.totals = totals
+
+    def write(t: Transcript, own: object, sub: int, count: int) -> None:
+        with t.native.open("ab") as f:
+            for _ in range(count):
+                f.write(json.dumps({"i": t.count, "t": own, "s": sub, "p": "x" * 1150}).encode() + b"\n")
+                t.count += 1
+
+    return t, functools.partial(write, t)
+
+
+@pytest.mark.parametrize("totals", [True, False], ids=["totals", "own-only"])
+def test_a_count_from_the_stored_start_is_the_same_after_each_re_base(tmp_path: Path, totals: bool) -> None:
+    t, write = counting(tmp_path, totals=totals)
+    write(0, 5, 3)  # only subagents' tokens: what the first re-base drops counts none of the agent's own
+    t.hook()
+    stored_start(t, 1)
+
+    def counted(data: bytes) -> tuple[int, int]:  # what calculate-tokens and calculate-total-tokens answer
+        frame = views.frame_of(data, views.BYTES)
+        own, every = t.owner.token_counts(data, frame.local(1))
+        own += frame.carried(1) or TokenUsage()
+        every = own if every is None else every + (frame.carried(1, total=True) or TokenUsage())
+        return own.input_tokens, every.input_tokens
+
+    for own, sub, whole in [(2, 1, (8, 27)), (3, 4, (20, 55)), (1, 0, (24, 59))]:
+        t.hook(EventType.TURN_START, check=False)
+        write(own, sub, 4)
+        data = t.hook(check=False)  # past the budget: re-based at the turn's start, far past line 1
+        assert views.head_lines_of(data) > 1
+        assert counted(data) == (whole if totals else (whole[0], whole[0]))
+
+
+def test_a_re_base_of_a_view_the_agent_cannot_count_carries_nothing(tmp_path: Path) -> None:
+    t, write = counting(tmp_path)
+    write(1, 0, 1)
+    write("?", 0, 1)
+    write(1, 0, 1)
+    t.hook()
+    stored_start(t, 1)
+    t.hook(EventType.TURN_START, check=False)
+    write(2, 0, 4)
+    frame = views.frame_of(t.hook(check=False), views.BYTES)
+    assert frame.body == 4 and frame.cut is None
+
+
+def test_a_turn_re_based_at_its_start_stays_whole_when_the_agent_then_rewrites_its_file(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.append(3000)
+    t.turn()
+    t.append(2500, 2500, 2500)  # past the budget: re-based at the turn's start
+    assert views.frame_of(t.hook(), views.BYTES).body == 2
+    native = t.native.read_bytes()
+    t.native.write_bytes(
+        native.replace(b'"i": 1, "p": "x', b'"i": 1, "p": "y')
+    )  # not the bytes the view read
+    data = t.hook(check=False)  # made anew
+    assert data[head_bytes(data) :] == native[len(FIRST) + 1 + 3001 :]  # the turn in progress, whole
+
+
+def test_a_turn_whose_stored_start_a_re_base_kept_is_re_based_at_its_own_start_next(tmp_path: Path) -> None:
+    t = Transcript(tmp_path, budget=8192, record=8192)
+    t.hook()
+    t.append(3900, 100)
+    t.hook()
+    stored_start(t, 2)
+    t.turn()
+    t.append(*[1000] * 5)  # past the budget: re-based at the stored start, a line before the turn
+    assert views.frame_of(t.hook(), views.BYTES).body == 2
+    t.append(*[1000] * 4)  # past it again: now at the turn's start (checked: the turn kept whole)
+    assert views.frame_of(t.hook(), views.BYTES).body == 3
+
+
+def test_a_view_cut_past_10_mib_keeps_no_turn_when_the_agent_then_starts_its_file_again(
+    tmp_path: Path,
+) -> None:
+    t = Transcript(tmp_path, budget=8 << 20)
+    t.hook()
+    t.turn()
+    t.append(*[(1 << 20) - 1] * 11, keep=True)  # the turn's start cut away with its oldest records
+    assert views.frame_of(t.hook(check=False), views.BYTES).body == 8
+    t.native.write_bytes(FIRST + b"\n" + b"".join(record(n, (1 << 20) - 1) + b"\n" for n in range(1, 6)))
+    data = t.hook(check=False)  # 5 MiB: made anew as a first view is, its newest quarter budget kept
+    assert len(data) - head_bytes(data) == 2 << 20
+
+
+def test_a_re_base_that_keeps_all_from_the_stored_start_asks_the_agent_for_no_count(tmp_path: Path) -> None:
+    # Nothing after the start the CLI counts from is dropped: there is no usage to carry, and counting
+    # the view twice would only slow the hook down.
+    t, write = counting(tmp_path)
+    write(1, 0, 1)
+    t.hook()
+    write(1, 0, 5)
+    t.hook()
+    stored_start(t, 2)
+    data = t.hook(EventType.TURN_START, check=False)
+    assert views.head_lines_of(data) == 2 and t.owner.calls == 0

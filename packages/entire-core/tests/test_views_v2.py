@@ -46,14 +46,16 @@ def test_a_re_base_never_cuts_below_the_start_the_cli_stored(tmp_path: Path) -> 
     session.turn(_turn(1, pad=700))
     stored = views.host_lines(Path(session.ref).read_bytes())  # the CLI's count after a commit
     _host_state(env, session.ref, stored)
-    for n in range(2, 6):  # under the budget from there on: nothing after the stored start is cut
+    rebased = 0
+    for n in range(2, 10):  # under the budget from there on: nothing after the stored start is cut
         turn = session.turn(_turn(n, pad=700))
         assert views.frame_of(turn["data"]).body <= stored
         lines = turn["data"].split(b"\n")
         assert json.loads(lines[stored]) == {"type": "user", "text": "prompt 2"}
-    assert len(turn["data"]) > 8192 // 2  # it would have been re-based without the stored start
+        rebased += views.frame_of(turn["data"]).body == stored
+    assert rebased == 4  # turns 6 to 9, past half the budget: re-based at each TurnStart, at the stored start
     # Once what follows the stored start no longer fits the budget, the view is bounded anyway.
-    for n in range(6, 20):
+    for n in range(10, 20):
         turn = session.turn(_turn(n, pad=700))
         assert len(turn["data"]) <= 8192
     assert views.frame_of(turn["data"]).body > stored
@@ -236,6 +238,28 @@ def test_a_wrapped_view_re_bases_with_native_snapshot_records_and_keeps_its_line
     assert [views.unwrap(line) for line in lines[body:]] == native.read_bytes().split(b"\n")[body:-1]
     restored = views.native_bytes(data, wrapped=True)
     assert restored.startswith(b'{"session":"w-1"}\n{"restated"') and b'"p39"' in restored
+
+
+class Cutting(Wrapped):
+    def shorten(self, record: bytes, limit: int) -> bytes | None:
+        return record[:limit] + b" [cut]"
+
+
+def test_a_wrapped_turn_past_its_budget_has_its_native_records_cut_to_half_of_2_kib(tmp_path: Path) -> None:
+    owner = Owner(tmp_path, budget=4096)
+    owner.env[views.RECORD_BUDGET_ENV] = "8192"  # none cut as it is copied: the turn is cut to fit
+    owner.fmt = Cutting()
+    native = tmp_path / "native.jsonl"
+    native.write_bytes(b'{"session":"w-1"}\n')
+    path = views.attach(owner, "w-1", str(native), EventType.TURN_START)  # pyright: ignore[reportArgumentType]
+    said = [json.dumps({"who": "it", "say": f"{n}" + "x" * 1500}).encode() for n in range(3)]
+    with native.open("ab") as f:
+        f.write(b"".join(line + b"\n" for line in said))
+    views.attach(owner, "w-1", str(native), EventType.TOOL_USE)  # pyright: ignore[reportArgumentType]
+    data = Path(path).read_bytes()
+    # A wrapped line restates what it maps beside the native record: that record is cut to 1 KiB.
+    assert len(data) <= 4096
+    assert [views.unwrap(line) for line in data.split(b"\n")[-4:-1]] == [s[:1024] + b" [cut]" for s in said]
 
 
 class Paragraphs(views.ViewFormat):
