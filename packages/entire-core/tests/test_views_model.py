@@ -1641,14 +1641,21 @@ def test_a_re_base_at_the_line_where_v1_offsets_resume_keeps_that_line(tmp_path:
     as_v1(t)  # no turn in progress: offsets v1 handed out resume at the end of the view made anew
     t.hook(check=False)
     with views.View(t.owner, t.fmt, t.path) as view:
-        frame = view.frame()
+        frame, meta = view.frame(), dict(view.file.meta)
     assert (frame.body, frame.end, frame.resume) == (2, 3, 3)
+    assert meta["head_bytes"] == offsets.line_start(Path(t.path).read_bytes(), 2), (
+        "the marker grew by its resume"
+    )
     t.hook(EventType.TURN_START, check=False)  # re-based at the view's end: the resume line starts the body
     t.append(100)
     t.hook(check=False)
     with views.View(t.owner, t.fmt, t.path) as view:
-        frame = view.frame()
+        frame, meta = view.frame(), dict(view.file.meta)
     assert (frame.body, frame.end, frame.resume, frame.line(10)) == (3, 4, 3, 3)
+    assert meta["head_bytes"] == offsets.line_start(Path(t.path).read_bytes(), 3)
+    # The bytes a subcommand gets on stdin carry it too: the new header's marker names the resume line.
+    piped = views.frame_of(Path(t.path).read_bytes(), t.fmt.unit)
+    assert (piped.body, piped.resume, piped.line(10)) == (3, 3, 3)
 
 
 class Counting(Owner):

@@ -215,15 +215,15 @@ class Follower:
         if resume_at is not None and resume_at >= 0:
             kept_turn = len(header) + offsets.count_newlines(native, cut, max(cut, resume_at))
         m["native_mark"] = native_mark(native, start, int(m["native_end"]))
+        if resume_at is not None:
+            m["resume"] = resume = file.lines() if kept_turn is None else kept_turn
+            if header:  # the marker names it, and grows: the view's byte positions are read after
+                file.set_resume(resume)
+                m["head_bytes"] = offsets.line_start_in(file.path, 0, body) if body else 0
         if turn_line is not None and turn_line >= len(header):
             m["turn"] = offsets.line_start_in(file.path, 0, turn_line)
-        if resume_at is not None:
-            resume = file.lines() if kept_turn is None else kept_turn
-            if kept_turn is not None:
-                m["turn"] = offsets.line_start_in(file.path, 0, kept_turn)
-            m["resume"] = resume
-            if header:
-                file.set_resume(resume)
+        if kept_turn is not None:
+            m["turn"] = offsets.line_start_in(file.path, 0, kept_turn)
         self.fitter.fit()
         file.save()
         if new:

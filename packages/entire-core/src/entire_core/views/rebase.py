@@ -13,7 +13,7 @@ import os
 
 from entire_core import offsets
 from entire_core.views.format import HARD_LIMIT, REBASE_AT, SHRINK_TO
-from entire_core.views.wire import MARKER_PREFIX, marker, rewrap, unwrap, wrap
+from entire_core.views.wire import MARKER_PREFIX, marker, rewrap, unwrap, with_resume, wrap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,12 +87,13 @@ class Fitter:
         head = b"".join(line + b"\n" for line in header)
         turn = int(m.get("turn", -1))
         resume = m.get("resume")
-        m.update(head_lines=len(header), head_bytes=len(head))
-        m["turn"] = len(head) + (turn - cut) if turn >= cut else -1
-        data = head + body
         if isinstance(resume, int) and resume < lines:
             m.pop("resume", None)
-        file.write_whole(data)
+        elif isinstance(resume, int):  # the new header's marker names it, as the one it replaces did
+            head = with_resume(head, resume)
+        m.update(head_lines=len(header), head_bytes=len(head))
+        m["turn"] = len(head) + (turn - cut) if turn >= cut else -1
+        file.write_whole(head + body)
 
     def _header(self, cut: int, lines: int, first: bytes, lead: bool) -> list[bytes]:
         """The header of ``lines`` lines that replaces the view's lines before ``cut`` (``first`` the first)."""

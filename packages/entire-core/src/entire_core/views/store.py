@@ -149,15 +149,9 @@ class ViewFile:
 
     def set_resume(self, resume: int) -> None:
         """Write ``resume`` into the header's marker (so the bytes on stdin carry it too)."""
-        from entire_core.views.wire import MARKER_PREFIX, head_lines_of, marker, marker_values
+        from entire_core.views.wire import with_resume
 
-        data = self.read()
-        body = head_lines_of(data)
-        at = data.find(MARKER_PREFIX)
-        stop = data.find(b"\n", at)
-        values = marker_values(data[at:stop])
-        new = data[:at] + marker(body, resume, values[2] if values is not None else None) + data[stop:]
-        self.write_whole(new)
+        self.write_whole(with_resume(self.read(), resume))
 
     def recover(self) -> bool:
         """Repair what a killed process left; False when only a rebuild can help."""

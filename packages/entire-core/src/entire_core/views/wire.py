@@ -251,3 +251,15 @@ def marker_values(line: bytes) -> tuple[int, int | None, dict[str, Any] | None] 
         and all(isinstance(cut.get(k), dict) for k in ("tokens", "total"))
     )
     return body, resume if isinstance(resume, int) else None, cut if valid else None
+
+
+def with_resume(data: bytes, resume: int) -> bytes:
+    """View bytes ``data`` with ``resume`` written into their header's marker, every other byte kept."""
+    at = data.find(MARKER_PREFIX)
+    stop = data.find(b"\n", at)
+    values = marker_values(data[at:stop])
+    return (
+        data[:at]
+        + marker(head_lines_of(data), resume, values[2] if values is not None else None)
+        + data[stop:]
+    )
