@@ -54,7 +54,13 @@ MODULES: dict[str, tuple[str, ...]] = {
     # The views package, a module at a time (the quickest kills first): its face, then each of its parts.
     "views": ("test_views_parts.py",),
     "views.format": ("test_views_parts.py", "test_views_model.py", "test_views.py"),
-    "views.wire": ("test_views_parts.py", "test_views_v2.py", "test_views_model.py", "test_views.py"),
+    "views.wire": (
+        "test_views_parts.py",
+        "test_views_v2.py",
+        "test_views_model.py",
+        "test_views.py",
+        "test_wire.py",
+    ),
     "views.frames": ("test_views_parts.py", "test_views_model.py", "test_views.py"),
     "views.legacy": ("test_views_v2.py", "test_views_model.py", "test_views.py"),
     "views.store": ("test_views_model.py", "test_views_parts.py", "test_views_v2.py", "test_views.py"),
