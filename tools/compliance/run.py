@@ -117,6 +117,22 @@ QWEN_SETTINGS = json.dumps({
 })  # fmt: skip
 """Qwen Code's user settings for ``generate-text``: no update checks, no usage statistics, no memory call."""
 
+
+def cline_providers(port: int) -> str:
+    """``<CLINE_DATA_DIR>/settings/providers.json`` as ``cline auth -p openai-compatible`` writes it (3.0.65):
+    ``generate-text`` copies it into its own data directory and runs the real Cline on the scripted server."""
+    settings = {"provider": "openai-compatible", "apiKey": "scripted", "model": "scripted",
+                "baseUrl": f"http://127.0.0.1:{port}/v1"}  # fmt: skip
+    entry = {"settings": settings, "updatedAt": "2026-12-07T00:00:00.000Z", "tokenSource": "manual"}
+    doc = {
+        "version": 1,
+        "lastUsedProvider": "openai-compatible",
+        "modes": {},
+        "providers": {"openai-compatible": entry},
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
 AGENTS: tuple[Agent, ...] = (
     Agent(
         name="openai-codex",
@@ -174,6 +190,7 @@ AGENTS: tuple[Agent, ...] = (
             "CLINE_TELEMETRY_DISABLED": "1",
             "CLINE_NO_AUTO_UPDATE": "1",
         },
+        files={"cline-data/settings/providers.json": cline_providers},
     ),
     Agent(
         name="aider",

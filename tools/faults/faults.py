@@ -347,13 +347,20 @@ elif agent == "google-gemini":
         with open(os.path.join(home, ".gemini", "tmp", "run", "chats", "session-1.jsonl"), "w") as f:
             f.write("{{}}\\n")
     print(json.dumps({{"session_id": "x", "response": "  " + answer + "  ", "stats": {{}}}}, indent=2))
+elif agent == "cline-cli":  # cline --json: its session in its data directory, the answer a run_result line
+    session = os.path.join(os.environ["CLINE_DATA_DIR"], "sessions", "s1")
+    os.makedirs(session, exist_ok=True)
+    with open(os.path.join(session, "s1.messages.json"), "w") as f:
+        f.write(json.dumps({{"messages": [{{"role": "user", "content": args[-1][:40]}}]}}) + "\\n")
+    print(json.dumps({{"type": "run_result", "finishReason": "completed", "text": answer}}))
 elif agent == "aider":
     prompt = open(value("--message-file")).read()
     with open(value("--chat-history-file"), "w") as f:
         f.write("\\n# aider chat started at 2026-12-01 10:00:00\\n\\n> Aider v0.86.2  \\n\\n")
         f.write("#### " + prompt[:40] + "  \\n\\n" + answer + "\\n\\n> Tokens: 1.2k sent, 56 received.  \\n")
 """
-BINARIES = {"qwen-code": "qwen", "openai-codex": "codex", "google-gemini": "gemini", "aider": "aider"}
+BINARIES = {"qwen-code": "qwen", "openai-codex": "codex", "google-gemini": "gemini", "aider": "aider",
+            "cline-cli": "cline"}  # fmt: skip
 ORPHAN_SECONDS = 3 * PROCESS_GRACE_SECONDS
 """How long a fake agent whose plugin was killed before it answered lives on (a real one finishes its
 request): longer than the process check waits, so that one left running is seen."""

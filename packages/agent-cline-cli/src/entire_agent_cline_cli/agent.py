@@ -10,8 +10,10 @@ from __future__ import annotations
 from entire_core.agent import (
     Agent,
     Command,
+    HookResponseWriter,
     HookSupport,
     SubagentAwareExtractor,
+    TextGenerator,
     TokenCalculator,
     TranscriptAnalyzer,
     TranscriptPreparer,
@@ -33,7 +35,14 @@ if TYPE_CHECKING:
 
 
 class ClineCliAgent(
-    HookSupport, TranscriptAnalyzer, TokenCalculator, SubagentAwareExtractor, TranscriptPreparer, Agent
+    HookSupport,
+    TranscriptAnalyzer,
+    TokenCalculator,
+    SubagentAwareExtractor,
+    TranscriptPreparer,
+    TextGenerator,
+    HookResponseWriter,
+    Agent,
 ):
     """Cline CLI (``cline``) through its hook files and its session messages."""
 
@@ -112,6 +121,18 @@ class ClineCliAgent(
 
     def are_hooks_installed(self) -> bool:
         return bool(self._hook_files().installed())
+
+    def write_hook_response(self, message: str) -> bytes:
+        """Control JSON with no control key: Cline shows hooks' output to no one, and acts only on
+        ``cancel``, ``review``, ``context``, ``errorMessage`` and ``overrideInput`` (README)."""
+        import json
+
+        return (json.dumps({"systemMessage": message}) + "\n").encode("utf-8")
+
+    def generate_text(self, prompt: str, model: str) -> str:
+        from entire_agent_cline_cli import textgen
+
+        return textgen.generate(prompt, model, env=self.env, home=self.home())
 
     def parse_hook(self, hook: str, payload: Any) -> Event | None:
         from entire_agent_cline_cli import events

@@ -34,13 +34,14 @@ def cline_dir(env: Mapping[str, str], home: str) -> str:
     return _env(env, "CLINE_DIR") or os.path.join(home, ".cline")
 
 
+def data_dir(env: Mapping[str, str], home: str) -> str:
+    """Cline's data directory: ``$CLINE_DATA_DIR`` or ``<cline dir>/data`` (settings, sessions, logs)."""
+    return _env(env, "CLINE_DATA_DIR") or os.path.join(cline_dir(env, home), "data")
+
+
 def sessions_dir(env: Mapping[str, str], home: str) -> str:
     """Where Cline keeps one folder per session."""
-    found = _env(env, "CLINE_SESSION_DATA_DIR")
-    if found:
-        return found
-    data = _env(env, "CLINE_DATA_DIR") or os.path.join(cline_dir(env, home), "data")
-    return os.path.join(data, "sessions")
+    return _env(env, "CLINE_SESSION_DATA_DIR") or os.path.join(data_dir(env, home), "sessions")
 
 
 def messages_file(sessions: str, session_id: str) -> str:

@@ -2,7 +2,7 @@
 
 ``python driver.py <plan.json>``. The plan names the ``cline`` binary, the working directory, the
 environment, Cline's sessions folder and the steps: ``{"name", "prompt"}`` is one ``cline --json``
-run (a new session); ``{"name", "resume": <step or session id>, "tui": [prompts]}`` resumes that session in
+run (a new session); ``{"name", "argv", "stdin", "env"}`` runs a program of ours; ``{"name", "resume": <step or session id>, "tui": [prompts]}`` resumes that session in
 the TUI (``cline --id``, through a pseudo-terminal), types each prompt, then ``/exit``. After each step
 it waits ``settle`` seconds for the detached hooks, and at the end stops the hub daemons the TUI left
 (by pid). The results (exit codes, outputs, session ids) go to the plan's ``results`` path.
@@ -109,7 +109,12 @@ def run(plan: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     for step in plan["steps"]:
         before = _sessions(plan)
         started = time.monotonic()
-        if "resume" in step:
+        if "argv" in step:  # a program of ours (``generate-text``), its stdin given, its environment amended
+            step_env = {**env, **step.get("env", {})}
+            done = subprocess.run(step["argv"], cwd=plan["workdir"], env=step_env, input=step["stdin"].encode(),
+                                  capture_output=True, timeout=STEP_TIMEOUT, check=False)  # fmt: skip
+            code, stdout, stderr = done.returncode, done.stdout.decode(), done.stderr.decode()[-3000:]
+        elif "resume" in step:
             argv = [plan["cline"], "--id", sessions.get(step["resume"], step["resume"])]
             code, out = tui(argv, plan["workdir"], {**env, "TERM": "xterm"}, step["tui"], step.get("wait", 8))
             stdout, stderr = out.decode("utf-8", "replace")[-3000:], ""

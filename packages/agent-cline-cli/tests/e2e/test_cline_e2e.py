@@ -34,6 +34,8 @@ PROMPTS = [
 ]
 RESUMED = "write again please"
 USER_HOOK = b"#!/bin/sh\n# mine\ntrue\n"
+SUMMARY_MARK = "summary-mark-5d1c"
+"""In the text ``generate-text`` is asked to summarise: no file of Cline's may hold it afterwards."""
 
 
 def calls(tools: int, texts: int, **sub: Any) -> dict[str, Any]:
@@ -76,6 +78,10 @@ class Scenario:
         cline = str(e2e.npm_tool("cline", version, "cline"))
         steps: list[dict[str, Any]] = [{"name": f"t{i + 1}", "prompt": p} for i, p in enumerate(PROMPTS)]
         steps.append({"name": "resumed", "resume": "t1", "tui": [RESUMED]})
+        plugin = str(Path(sys.executable).parent / "entire-agent-cline-cli")
+        path = os.pathsep.join([str(Path(cline).parent), base_env["PATH"]])
+        steps.append({"name": "summary", "argv": [plugin, "generate-text"], "env": {"PATH": path},
+                      "stdin": f"Summarise this session in one sentence. {SUMMARY_MARK}"})  # fmt: skip
         plan = {"cline": cline, "workdir": str(self.repo), "env": self.sim.env(), "steps": steps, "settle": 3,
                 "sessions": str(data / "sessions"), "results": str(work / "results.json"),
                 "api_log": str(work / "api.jsonl")}  # fmt: skip
@@ -88,6 +94,7 @@ class Scenario:
             assert step.get("code", 0) == 0, f"cline step {step['name']} failed: {step}"
         self.sessions = self.results["sessions"]
         self.data = data
+        self.api = [json.loads(line) for line in (work / "api.jsonl").read_text().splitlines()]
         self.hook_calls, self.checkpoints, self.violations = (
             self.sim.hook_calls(), self.sim.checkpoints(), self.sim.violations())  # fmt: skip
         self.sim.disable(AGENT)
@@ -170,3 +177,16 @@ def test_a_session_restored_from_its_checkpoint_resumes_with_every_prompt(
     assert requests, json.loads((tmp_path / "results.json").read_text())
     asked = json.dumps(requests[0], ensure_ascii=False)
     assert all(p in asked for p in (PROMPTS[0], RESUMED, "say hi again")), asked[:3000]
+
+
+def test_generate_text_answers_through_cline_and_leaves_no_session(scenario: Scenario) -> None:
+    """``generate-text`` through the real Cline, with the provider ``cline auth`` saved: the scripted answer,
+    one request carrying the prompt, no tools that write or run anything, and nothing of it in Cline's data."""
+    summary = next(s for s in scenario.results["steps"] if s["name"] == "summary")
+    assert (summary["code"], summary["new_sessions"]) == (0, []), summary
+    assert json.loads(summary["stdout"]) == {"text": "Hello from the scripted model."}
+    (asked,) = [r for r in scenario.api if SUMMARY_MARK in json.dumps(r["body"])]
+    assert "editor" not in asked["tools"] and "run_commands" in asked["tools"]  # plan mode: no editor
+    assert [
+        str(p) for p in scenario.data.rglob("*") if p.is_file() and SUMMARY_MARK.encode() in p.read_bytes()
+    ] == []
