@@ -125,9 +125,7 @@ class ClineCliAgent(
     def write_hook_response(self, message: str) -> bytes:
         """Control JSON with no control key: Cline shows hooks' output to no one, and acts only on
         ``cancel``, ``review``, ``context``, ``errorMessage`` and ``overrideInput`` (README)."""
-        import json
-
-        return (json.dumps({"systemMessage": message}) + "\n").encode("utf-8")
+        return self.system_message(message)
 
     def generate_text(self, prompt: str, model: str) -> str:
         from entire_agent_cline_cli import textgen

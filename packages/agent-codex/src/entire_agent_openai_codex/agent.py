@@ -266,6 +266,4 @@ class OpenAICodexAgent(
 
     def write_hook_response(self, message: str) -> bytes:
         """Codex's hook output JSON: ``systemMessage`` is shown to the user."""
-        import json
-
-        return (json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n").encode("utf-8")
+        return self.system_message(message, ensure_ascii=False)

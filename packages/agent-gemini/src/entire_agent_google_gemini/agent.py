@@ -183,10 +183,7 @@ class GeminiAgent(
         return bool(hooks.installed(self))
 
     def write_hook_response(self, message: str) -> bytes:
-        import json
-
-        # Gemini shows a hook's systemMessage to the user
-        return (json.dumps({"systemMessage": message}) + "\n").encode("utf-8")
+        return self.system_message(message)  # Gemini shows a hook's systemMessage to the user
 
     # -- transcripts ------------------------------------------------------------------------------------
 

@@ -129,10 +129,8 @@ class QwenCodeAgent(
         return bool(self._hooks_file().installed())
 
     def write_hook_response(self, message: str) -> bytes:
-        import json
-
         # Qwen shows a hook's systemMessage to the user (plain text would go to the model)
-        return (json.dumps({"systemMessage": message}) + "\n").encode("utf-8")
+        return self.system_message(message)
 
     def prepare_transcript(self, session_ref: str) -> None:
         """Wait (up to 2 s) until the chat's last line is complete: Qwen writes each record whole, and

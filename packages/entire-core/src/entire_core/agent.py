@@ -369,6 +369,14 @@ class HookResponseWriter:
         """The bytes the agent expects on a hook's stdout to show ``message``."""
         raise NotImplementedError
 
+    @staticmethod
+    def system_message(message: str, *, ensure_ascii: bool = True) -> bytes:
+        """``{"systemMessage": message}`` and a newline: the hook output Codex, Gemini CLI and Qwen Code
+        show the user (and Cline CLI takes as control JSON with no control key)."""
+        import json
+
+        return (json.dumps({"systemMessage": message}, ensure_ascii=ensure_ascii) + "\n").encode("utf-8")
+
 
 class SubagentAwareExtractor:
     """Capability ``subagent_aware_extractor``: files and tokens including subagent transcripts."""
