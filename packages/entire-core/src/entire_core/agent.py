@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from entire_core import MAX_TRANSCRIPT_BYTES as MAX_TRANSCRIPT_BYTES  # where agents have imported it from
+from entire_core.cli_flags import INT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,6 +82,20 @@ class Command:
             lines.append("")
             lines += [f"  {flag:<26} {text}" for flag, text in self.flags.items()]
         return "\n".join(lines) + "\n"
+
+
+DELIVERED = Command(
+    "entire_core.eventqueue:delivered",
+    "(run by our deliverer after each `entire hooks` call) the event it delivered leaves, or is kept",
+    flags={
+        "--delivery TOKEN": "the deliverer's process token the call ran with",
+        "--status N": "the exit status of `entire hooks`",
+    },
+    kinds={"status": INT},
+)
+"""Core's ``delivered`` command (``entire_core.eventqueue.delivered``), for every agent whose hooks queue
+events (``entire_core.eventqueue``) that a deliverer of ours acknowledges: such an agent lists it in its
+``commands`` as ``"delivered"``, and the contract kit then holds it to the acknowledgement."""
 
 
 class Agent:

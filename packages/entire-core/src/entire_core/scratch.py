@@ -72,6 +72,17 @@ class Scratch:
         digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[:24]
         return self.path(f"{kind}-{digest}.json")
 
+    def states(self) -> list[str]:
+        """Every state file of this area (named as ``file`` names them), whatever its kind; none when the
+        area cannot be listed."""
+        try:
+            names = sorted(os.listdir(self.directory))
+        except OSError:
+            return []
+        digits = frozenset("0123456789abcdef")
+        return [self.path(name) for name in names
+                if name.endswith(".json") and name[-30:-29] == "-" and set(name[-29:-5]) <= digits]  # fmt: skip
+
     def load(self, kind: str, key: str, *, earlier: str = "") -> dict[str, Any]:
         """The state saved for ``key``, or an empty dict when there is none or it cannot be read.
 
