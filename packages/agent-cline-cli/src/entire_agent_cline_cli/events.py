@@ -63,7 +63,7 @@ def parse(agent: Agent, hook: str, payload: object) -> Event | None:
 
     def answer() -> Event | None:
         with locks.exclusive(lock):
-            state = scratch.load(KIND, session)
+            state = scratch.load(KIND, session, durable=True)
             queue = eventqueue.EventQueue(eventqueue.events_of(state, "queue"))
             if own:
                 _note(state, queue, hook, stamp, text(obj(p.get("turn")).get("outputText")))
