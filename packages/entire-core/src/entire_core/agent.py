@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 
 from entire_core import MAX_TRANSCRIPT_BYTES as MAX_TRANSCRIPT_BYTES  # where agents have imported it from
-from entire_core.cli_flags import INT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,7 +90,7 @@ DELIVERED = Command(
         "--delivery TOKEN": "the deliverer's process token the call ran with",
         "--status N": "the exit status of `entire hooks`",
     },
-    kinds={"status": INT},
+    kinds={"status": "int"},  # cli_flags.INT, which only a command's parse needs imported
 )
 """Core's ``delivered`` command (``entire_core.eventqueue.delivered``), for every agent whose hooks queue
 events (``entire_core.eventqueue``) that a deliverer of ours acknowledges: such an agent lists it in its
