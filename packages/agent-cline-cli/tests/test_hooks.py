@@ -109,7 +109,7 @@ OLDER_SCRIPT = (
     "#!/bin/sh\n# Entire records this Cline session here (entire-agent-cline-cli); `entire disable` removes it.\n"
     "command -v entire >/dev/null 2>&1 || exit 0; exec entire hooks cline-cli {hook}\n"
 )
-"""The script 0.1.0 installed, which acknowledged nothing."""
+"""The script installed before the acknowledgement: it ran `entire hooks` alone."""
 
 
 def test_install_writes_an_older_releases_scripts_anew_and_uninstall_knows_them(agent: ClineCliAgent) -> None:
