@@ -157,19 +157,19 @@ def _differences(before: dict[str, tuple[int, int, int]], after: dict[str, tuple
 # -- one session, step by step -----------------------------------------------------------------------------
 
 
-def _aider_delivered(repo: Path, payload: bytes, delivered: bool) -> None:
-    """What ``notify.deliver`` does after each ``entire hooks`` call it runs: the event the call took
-    leaves Aider's queue when the host has it, and is answered again when the call failed (issue 37)."""
-    from entire_agent_aider.events import _history_file, settle
-    from entire_core import liveness
-
-    history = _history_file(str(json.loads(payload).get("history_file") or ""), str(repo))
-    settle("aider", str(repo), history, liveness.token(), delivered=delivered)
-
-
-DELIVERERS: dict[str, Callable[[Path, bytes, bool], None]] = {"aider": _aider_delivered}
+DELIVERERS = frozenset(["aider", "cline-cli"])
 """Agents whose hooks a deliverer of ours runs and acknowledges (``entire_core.eventqueue``): Aider's come
-from ``notify`` and the launcher, never from the agent. The harness is that deliverer here."""
+from ``notify`` and the launcher, Cline's from the hook scripts we install (``hooks.delivering_script``).
+The harness is that deliverer here: after each hook, what their ``delivered`` command does (``settle``)."""
+
+
+def _delivered(agent: str, repo: Path, delivered: bool) -> None:
+    """What a deliverer does after each ``entire hooks`` call it runs: the event the call took leaves the
+    queue when the host has it, and is answered again when the call failed (issue 37)."""
+    from entire_core import eventqueue, liveness
+    from entire_core.scratch import Scratch
+
+    eventqueue.settle(Scratch(str(repo), agent), liveness.token(), delivered=delivered)
 
 
 class Session:
@@ -240,7 +240,7 @@ class Session:
                 payload = self.read(step["payload"])
                 record = sim.hook(self.agent, step["hook"], payload)
                 if self.agent in DELIVERERS:
-                    DELIVERERS[self.agent](self.replay.repo, payload, not record.get("error"))
+                    _delivered(self.agent, self.replay.repo, not record.get("error"))
                 done["failed"] = record.get("error") or ""
                 if record.get("event"):
                     done["events"].append(self.normal(record["event"]))

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import aider_usage_shapes as shapes
 from entire_agent_aider.agent import AiderAgent
-from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
+from entire_core.testing.cases import DeliveryCase, HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
 
 DATA = Path(__file__).parent / "data"
@@ -111,6 +111,13 @@ class TestAiderContract(AgentContract):
             None,
         ),
     ]
+
+    # The history's first turn at one notification: SessionStart, TurnStart and TurnEnd queued at once.
+    delivery_case = DeliveryCase(
+        "turn-end",
+        b'{"source":"notification","history_file":"{repo}/.aider.chat.history.md","time":"2026-11-30T03:05:00Z"}',
+        {"{repo}/.aider.chat.history.md": HISTORY.read_bytes()[:3054]},
+    )
 
     def sample_session_bytes(self) -> bytes:
         return HISTORY.read_bytes()[1471:3054]

@@ -44,9 +44,9 @@ def _answers(
     with ``at``, call number ``kill_call`` dies there, and its answer is lost, as the host loses it.
 
     ``delivery``: this process delivers each call as ``notify.deliver`` does (``eventqueue.DELIVERY_ENV``),
-    and acknowledges its event when the call exited 0, releases it when it failed (``events.settle``)."""
-    from entire_agent_aider.events import settle
+    and acknowledges its event when the call exited 0, releases it when it failed (``eventqueue.settle``)."""
     from entire_core import eventqueue, liveness
+    from entire_core.scratch import Scratch
 
     heard: list[tuple[object, ...]] = []
     token = liveness.token()
@@ -56,8 +56,7 @@ def _answers(
             fault["ENTIRE_FAULT_TRACE"] = trace
         done = _call(root, **fault, **({eventqueue.DELIVERY_ENV: token} if delivery else {}))
         if delivery:
-            history = str(root / ".aider.chat.history.md")
-            settle("aider", str(root), history, token, delivered=done.returncode == 0)
+            eventqueue.settle(Scratch(str(root), "aider"), token, delivered=done.returncode == 0)
         if number == kill_call:
             assert done.returncode == -9, (at, done.returncode, done.stderr)
             continue

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from cline_fixtures import CAPTURES, calls
 from entire_agent_cline_cli.agent import ClineCliAgent
-from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
+from entire_core.testing.cases import DeliveryCase, HookCase, TranscriptCase, UsageCase
 from entire_core.testing.contract import AgentContract
 
 
@@ -24,6 +24,19 @@ def _cases() -> list[TranscriptCase]:
     return cases
 
 
+_SESSION = "1796645615702_oiii7"
+_END = {
+    "hookName": "TaskComplete",
+    "timestamp": "2026-12-01T10:00:00.000Z",
+    "sessionContext": {"rootSessionId": _SESSION},
+}
+_MESSAGES = f"{{home}}/.cline/data/sessions/{_SESSION}/{_SESSION}.messages.json"
+_TURN = {"messages": [
+    {"id": "m1", "role": "user", "content": [{"type": "text", "text": '<user_input mode="act">hi</user_input>'}]},
+    {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Hello."}]},
+]}  # fmt: skip
+
+
 class TestClineCliAgentContract(AgentContract):
     agent_cls = ClineCliAgent
     transcript_cases: ClassVar[list[TranscriptCase]] = _cases()
@@ -32,6 +45,10 @@ class TestClineCliAgentContract(AgentContract):
         HookCase("task-complete", json.dumps({"sessionContext": {"rootSessionId": "../x"}}).encode(), None),
     ]
     skip_reasons: ClassVar[dict[str, str]] = {}
+    # A turn's end whose start never came: TurnStart (its prompt from the session's messages), then TurnEnd.
+    delivery_case = DeliveryCase(
+        "task-complete", json.dumps(_END).encode(), {_MESSAGES: json.dumps(_TURN).encode()}
+    )
 
     def sample_session_bytes(self) -> bytes:
         c = CAPTURES[-1]

@@ -28,6 +28,7 @@ def test_every_section_is_a_mixin_of_agent_contract() -> None:
         "TranscriptsContract",
         "DoctorContract",
         "HooksContract",
+        "DeliveryContract",
         "ViewsContract",
         "AnalyzerContract",
         "ReadingContract",

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 from entire_core import cli_stdio, eventqueue, liveness
-from entire_core.errors import AgentError
+from entire_core.errors import AgentError, UsageError
 from entire_core.eventqueue import MARK, Busy, EventQueue
+from entire_core.scratch import Scratch
 
 
 def _token_of(proc: subprocess.Popen[bytes]) -> str:
@@ -165,3 +166,45 @@ def test_delivery_is_a_token_of_a_process_that_runs() -> None:
     for value in ("", "x", "12", "a.b", token):
         assert eventqueue.delivery({eventqueue.DELIVERY_ENV: value}) == ""
     assert eventqueue.delivery({}) == ""
+
+
+def _scratch_with(root: Path, queues: dict[str, list[dict[str, Any]]]) -> Scratch:
+    scratch = Scratch(str(root), "sample")  # SampleAgent's
+    for key, queue in queues.items():
+        scratch.save("session", key, {"queue": queue, "turns": [key]}, durable=True)
+    return scratch
+
+
+def _queue(scratch: Scratch, key: str) -> list[dict[str, Any]]:
+    return scratch.load("session", key)["queue"]
+
+
+def test_settle_finds_the_deliverys_event_in_whichever_state_holds_it(tmp_path: Path) -> None:
+    mine, other = liveness.token(), "1.2"
+    scratch = _scratch_with(tmp_path, {"a": [{"n": 1, MARK: other}], "b": [{"n": 2, MARK: mine}, {"n": 3}]})
+    assert eventqueue.settle(scratch, mine, delivered=False) == 1  # the call failed: answered again
+    assert _queue(scratch, "b") == [{"n": 2, eventqueue.TRIES: 1}, {"n": 3}]
+    assert scratch.load("session", "b")["turns"] == ["b"]  # the rest of the state as it was
+    EventQueue(events := _queue(scratch, "b")).take(mine)
+    scratch.save("session", "b", {"queue": events}, durable=True)
+    assert eventqueue.settle(scratch, mine, delivered=True) == 1  # the host has it: it leaves
+    assert _queue(scratch, "b") == [{"n": 3}]
+    assert eventqueue.settle(scratch, mine, delivered=True) == 0  # the call took none
+    assert _queue(scratch, "a") == [{"n": 1, MARK: other}]  # another delivery's, untouched
+    assert eventqueue.settle(Scratch(str(tmp_path / "nowhere"), "sample"), mine, delivered=True) == 0
+
+
+def test_the_delivered_command_settles_by_the_exit_status_it_is_given(tmp_path: Path) -> None:
+    from entire_core.agent import DELIVERED
+    from entire_core.testing.sample_agent import SampleAgent
+
+    mine = liveness.token()
+    scratch = _scratch_with(tmp_path, {"a": [{"n": 1, MARK: mine}]})
+    agent = SampleAgent(env={"ENTIRE_REPO_ROOT": str(tmp_path)})
+    assert eventqueue.delivered(agent, DELIVERED.parse(["--delivery", mine, "--status", "2"])) == 0
+    assert _queue(scratch, "a") == [{"n": 1, eventqueue.TRIES: 1}]
+    for args, why in ((["--delivery", "x.1", "--status", "0"], "not a process token"),
+                      (["--delivery", mine], "--status is required")):  # fmt: skip
+        with pytest.raises(UsageError, match=why):
+            eventqueue.delivered(agent, DELIVERED.parse(args))
+    assert eventqueue.is_token(mine) and not eventqueue.is_token("12") and not eventqueue.is_token(".1")

@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from entire_core import hooks
+import pytest
+from entire_core import eventqueue, hooks
 
 
 def ours(handler: Any) -> bool:
@@ -94,3 +95,32 @@ def test_guarded_command_runs_entire_with_the_payload(tmp_path: Path) -> None:
     assert result.stdout == b'args: hooks x stop\n{"a": 1}'
     piped = _sh(hooks.posix_guarded("x", "stop", stdin_from="printf '{}'"), path, stdin=b"ignored")
     assert piped.stdout == b"args: hooks x stop\n{}"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a sh script")
+def test_a_delivering_script_names_itself_as_liveness_does_and_hands_on_the_status(tmp_path: Path) -> None:
+    import sys
+
+    (tmp_path / "script").write_text(hooks.delivering_script("x", "stop"))
+    assert hooks.hook_of((tmp_path / "script").read_text(), "x") == "stop"  # install and uninstall know it
+    check = "from entire_core import liveness; import os; print(liveness.gone(os.environ['ENTIRE_EVENT_DELIVERY']))"
+    entire = tmp_path / "bin" / "entire"
+    entire.parent.mkdir()
+    entire.write_text(f'#!/bin/sh\ncat > /dev/null\n{sys.executable} -c "{check}" > "$0.gone"\nexit 4\n')
+    plugin = entire.with_name("entire-agent-x")
+    plugin.write_text('#!/bin/sh\necho "$@" > "$0.args"\n')
+    for program in (entire, plugin):
+        program.chmod(0o755)
+    path = f"{entire.parent}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    import shutil
+
+    for shell in [s for s in ("sh", "dash", "bash") if shutil.which(s)]:
+        done = subprocess.run([shell, str(tmp_path / "script")], input=b"{}", env={"PATH": path},
+                              capture_output=True, check=False)  # fmt: skip
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), shell
+        assert entire.with_name("entire.gone").read_text() == "False\n", (
+            shell
+        )  # its token names a process that runs
+        args = plugin.with_name("entire-agent-x.args").read_text().split()
+        assert args[:2] == ["delivered", "--delivery"] and args[3:] == ["--status", "4"], shell
+        assert eventqueue.is_token(args[2]) and args[2].split(".")[1] != "0", shell

@@ -119,3 +119,30 @@ def test_repo_files_are_relative_deduplicated_and_in_order(tmp_path):
     files = [os.path.join(root, "src", "a.py"), "src/a.py", "", os.path.join(root, "b.py"), "/elsewhere/c.py"]
     assert repo_files(files, root) == ["src/a.py", "b.py", "/elsewhere/c.py"]
     assert repo_files(["a.py", "./a.py"], root, cwd=os.path.join(root, "sub")) == ["sub/a.py"]
+
+
+def test_durable_state_that_cannot_be_read_fails_the_call_instead_of_reading_as_empty(tmp_path):
+    # A folder where the file is stands for any file that is there but cannot be read (mode 000 as
+    # another user, an I/O error): the same OSError, and root reads it too.
+    scratch = Scratch(str(tmp_path), "demo")
+    os.makedirs(scratch.file("session", "s1"))
+    assert scratch.load("session", "s1") == {}  # a hint: a later call can do without it
+    with pytest.raises(IsADirectoryError):  # more than a hint: no empty state may be saved over it
+        scratch.load("session", "s1", durable=True)
+    os.rmdir(scratch.file("session", "s1"))
+    scratch.save("session", "s1", {"queue": [{"n": 1}]}, durable=True)
+    assert scratch.load("session", "s1", durable=True) == {"queue": [{"n": 1}]}
+    assert scratch.load("session", "missing", durable=True) == {}
+
+
+def test_states_are_the_areas_state_files_of_every_kind(tmp_path):
+    scratch = Scratch(str(tmp_path), "demo")
+    assert scratch.states() == []
+    scratch.save("session", "s1", {})
+    scratch.save("state", "/some/history.md", {})
+    for name in ("journal-s1.jsonl", "restored.md", "state-0123abcd.json", "x-" + "g" * 24 + ".json"):
+        with open(scratch.path(name), "w") as f:
+            f.write("{}")
+    assert scratch.states() == sorted(
+        [scratch.file("session", "s1"), scratch.file("state", "/some/history.md")]
+    )

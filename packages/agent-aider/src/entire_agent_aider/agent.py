@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from entire_core.agent import (
+    DELIVERED,
     Agent,
     Command,
     HookResponseWriter,
@@ -86,14 +87,10 @@ class AiderAgent(
             "(run by the launcher's Aider before it commits) bring the session's view up to date",
             flags={"--history FILE": "the chat-history file", "--session ID": "the launched session's id"},
         ),
-        "delivered": Command(
-            _PKG + "events:delivered",
-            "(run by the launcher after each `entire hooks` call) the event it delivered leaves, or is kept",
-            flags={
-                "--history FILE": "the chat-history file",
-                "--delivery TOKEN": "the launcher's process token the call ran with",
-                "--status N": "the exit status of `entire hooks`",
-            },
+        "delivered": Command(  # core's (DELIVERED), with the --history the launcher has always sent
+            DELIVERED.target,
+            DELIVERED.summary,
+            flags={**DELIVERED.flags, "--history FILE": "accepted and ignored: the launcher names it"},
             kinds={"status": INT},
         ),
         "notify": Command(

@@ -54,7 +54,7 @@ def parse_hook(agent: Agent, hook: str, payload: object) -> Event | None:
     )
     scratch = Scratch(repo_root, agent.name)
     lock = store.state_path(scratch, history) + ".lock"
-    delivery = eventqueue.delivery(agent.env)  # our deliverer acknowledges the event (notify.deliver)
+    delivery = eventqueue.delivery(agent.env)  # our deliverer acknowledges the event (eventqueue.settle)
 
     def answer() -> Event | None:
         with locks.exclusive(lock):
@@ -117,42 +117,6 @@ def sync(agent: Agent, flags: Flags) -> int:
             view.attach(
                 agent, session, history, 0, start=start, upto=max(start, offsets.complete_end(history))
             )
-    return 0
-
-
-def settle(agent_name: str, repo_root: str, history: str, delivery: str, *, delivered: bool) -> bool:
-    """After the ``entire hooks`` call a deliverer ran as ``delivery`` (``eventqueue.DELIVERY_ENV``): the
-    event that call took leaves the queue when it exited 0 (``delivered``: the host dispatched it), and
-    is answered again by the next call when it failed. False when the call took no event."""
-    from entire_core import eventqueue, locks
-    from entire_core.scratch import Scratch
-
-    from entire_agent_aider import state as store
-
-    scratch = Scratch(repo_root, agent_name)
-    with locks.exclusive(store.state_path(scratch, history) + ".lock"):
-        state = store.load(scratch, history)
-        queue = eventqueue.EventQueue(eventqueue.events_of(state, "queue"))
-        changed = queue.acknowledge(delivery) if delivered else queue.release(delivery)
-        if changed:
-            store.save(scratch, history, state)
-    return changed
-
-
-def delivered(agent: Agent, flags: Flags) -> int:
-    """``delivered --history FILE --delivery TOKEN --status N`` (run by the launcher after each ``entire
-    hooks`` call it made as ``TOKEN``): ``settle`` the event that call took, by its exit status ``N``."""
-    from entire_core import validate
-
-    history = _history_file(flags.str_("history"), agent.repo_root)
-    token = flags.str_("delivery")
-    pid, dot, start = token.partition(".")
-    if not (dot and pid.isdigit() and start.isdigit()):
-        from entire_core.errors import InvalidInput
-
-        raise InvalidInput(f"--delivery {token!r} is not a process token (<pid>.<start>)")
-    validate.external_path(history, "--history")
-    settle(agent.name, agent.repo_root, history, token, delivered=flags.int_("status") == 0)
     return 0
 
 

@@ -83,8 +83,6 @@ def deliver(
         return 0
     from entire_core import eventqueue, liveness
 
-    from entire_agent_aider.events import settle
-
     scratch = Scratch(repo_root, agent_name)
     # The event each call takes is this process's to acknowledge (entire_core.eventqueue): it leaves the
     # queue only when `entire hooks` exited 0, the host having it; a call that failed, or that the host
@@ -106,7 +104,7 @@ def deliver(
                 env=env,
                 check=False,
             )
-            settle(agent_name, repo_root, history, token, delivered=result.returncode == 0)
+            eventqueue.settle(scratch, token, delivered=result.returncode == 0)
             if result.returncode != 0:
                 if not quiet:
                     sys.stderr.write(result.stderr.decode("utf-8", "replace"))

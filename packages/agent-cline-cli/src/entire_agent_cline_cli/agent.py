@@ -8,6 +8,7 @@ grows), handed to the CLI as a bounded view of it (``view``); positions are line
 from __future__ import annotations
 
 from entire_core.agent import (
+    DELIVERED,
     Agent,
     Command,
     HookResponseWriter,
@@ -57,6 +58,7 @@ class ClineCliAgent(
         "doctor": Command(
             "entire_agent_cline_cli.doctor:doctor", "report whether Cline CLI runs Entire's hooks here"
         ),
+        "delivered": DELIVERED,
     }
 
     def detect(self) -> bool:

@@ -3,7 +3,8 @@
 Cline runs these hooks detached (``hooks``): two of one session may run at once and finish in any
 order, even after ``cline`` has exited. So a payload is not answered as it comes. Under the session's
 lock (``entire_core.locks``) it adds what it means to the session's queue (``entire_core.eventqueue``),
-and the call answers the queue's oldest event, whatever hook it was started by:
+and the call answers the queue's oldest event, whatever hook it was started by (it leaves the queue
+once our hook script saw the host take it: ``entire_core.eventqueue``):
 
 - a turn's start (``TaskStart``, ``TaskResume``) queues the turn's start; a start while another turn
   is open ends that one first;
@@ -58,20 +59,21 @@ def parse(agent: Agent, hook: str, payload: object) -> Event | None:
     scratch = Scratch(agent.repo_root, agent.name)
     lock = scratch.file(KIND, session) + ".lock"
     stamp = _time(text(p.get("timestamp")))
+    delivery = eventqueue.delivery(agent.env)  # our hook script acknowledges the event (eventqueue.settle)
 
     def answer() -> Event | None:
         with locks.exclusive(lock):
-            state = scratch.load(KIND, session)
+            state = scratch.load(KIND, session, durable=True)
             queue = eventqueue.EventQueue(eventqueue.events_of(state, "queue"))
             if own:
                 _note(state, queue, hook, stamp, text(obj(p.get("turn")).get("outputText")))
-            item = queue.take()
+            item = queue.take(delivery)
             event = _answer(agent, session, item, state) if item is not None else None
             scratch.save(KIND, session, state, durable=True)
         return event
 
     event = eventqueue.take_in_order(answer, locks.WAIT_SECONDS)
-    if event is not None:
+    if event is not None and not delivery:  # else it leaves once the host has it
         eventqueue.confirm_when_answered(
             lock, lambda: scratch.load(KIND, session), lambda s: scratch.save(KIND, session, s), "queue"
         )

@@ -3,7 +3,8 @@
 Cline has no hook config to edit: every file in a hook directory whose base name (case-insensitive,
 no extension or a script one) is an event is run with that event's payload on stdin
 (``paths``). So install writes, per event that matters, a ``sh`` script that runs ``entire hooks
-cline-cli <hook>`` and exits quietly when ``entire`` is missing; a user's own hook of that event keeps
+cline-cli <hook>``, then acknowledges the event that call took (``entire_core.hooks.delivering_script``),
+quiet when ``entire`` is missing; install writes an older release's script anew. A user's own hook keeps
 its file, and ours takes the next free name (``TaskStart.sh`` beside ``TaskStart``). Ours are
 recognised by the command they contain, never by their name. What install created (the folders) is
 kept in core's install records (``entire_core.installs``), so uninstall leaves the repository byte for
@@ -41,14 +42,10 @@ _DIRS = ("cline", "hooks")
 
 
 def script(agent_name: str, hook: str) -> bytes:
-    """The hook file we write for ``hook``."""
+    """The hook file we write for ``hook``: a deliverer of ours (``entire_core.hooks.delivering_script``)."""
     from entire_core import hooks
 
-    return (
-        "#!/bin/sh\n"
-        f"# Entire records this Cline session here (entire-agent-{agent_name}); `entire disable` removes it.\n"
-        f"{hooks.posix_guarded(agent_name, hook)}\n"
-    ).encode()
+    return hooks.delivering_script(agent_name, hook).encode()
 
 
 class HookFiles:
@@ -96,6 +93,7 @@ class HookFiles:
     def install(self, *, force: bool = False) -> int:
         """Write our hook files (again, with ``force``); the number written."""
         from entire_core import fsutil, installs
+        from entire_core.offsets import read_all
 
         self.check()
         have = self.installed()
@@ -106,8 +104,8 @@ class HookFiles:
         installs.remember(self.env, self.agent_name, self.dir, cline=record["cline"], hooks=record["hooks"])
         written = 0
         for hook, event in NATIVE_EVENTS.items():
-            if hook in have and not force:
-                continue
+            if hook in have and not force and read_all(have[hook]) == script(self.agent_name, hook):
+                continue  # an older release's script is written anew
             if hook in have:
                 os.remove(have[hook])
             names = (os.path.join(self.dir, event + suffix) for suffix in SUFFIXES)

@@ -83,6 +83,20 @@ class Command:
         return "\n".join(lines) + "\n"
 
 
+DELIVERED = Command(
+    "entire_core.eventqueue:delivered",
+    "(run by our deliverer after each `entire hooks` call) the event it delivered leaves, or is kept",
+    flags={
+        "--delivery TOKEN": "the deliverer's process token the call ran with",
+        "--status N": "the exit status of `entire hooks`",
+    },
+    kinds={"status": "int"},  # cli_flags.INT, which only a command's parse needs imported
+)
+"""Core's ``delivered`` command (``entire_core.eventqueue.delivered``), for every agent whose hooks queue
+events (``entire_core.eventqueue``) that a deliverer of ours acknowledges: such an agent lists it in its
+``commands`` as ``"delivered"``, and the contract kit then holds it to the acknowledgement."""
+
+
 class Agent:
     """Base of every plugin: ``info`` metadata plus the defaults of the always-required subcommands."""
 

@@ -34,6 +34,13 @@ reads its exit status (Aider's ``notify`` and launcher). It names itself to the 
 
 Events are JSON objects; the queue is a list inside the caller's state, whose lock and writes are the
 caller's. The marks are more keys in the event (``MARK``, ``TRIES``), which readers of the queue ignore.
+
+The deliverer's side is one for every agent: an agent keeps its queue at ``KEY`` of a state file of its
+scratch area (``entire_core.scratch.Scratch.file``), locked by ``<file>.lock``, and lists core's
+``delivered`` command (``entire_core.agent.DELIVERED``), which a deliverer runs after each ``entire
+hooks`` call it made; ``settle`` finds the event that call took by the deliverer's token alone, in
+whichever state file holds it. Aider's launcher and Cline's hook scripts (``entire_core.hooks.
+delivering_script``) are such deliverers.
 """
 
 from __future__ import annotations
@@ -45,6 +52,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, TypeVar
 
+    from entire_core.agent import Agent
+    from entire_core.cli_flags import Flags
+    from entire_core.scratch import Scratch
+
     T = TypeVar("T")
 
 MARK = "answering"
@@ -55,6 +66,8 @@ MAX_TRIES = 3
 """Deliveries an event gets before it leaves the queue without the host's acknowledgement."""
 DELIVERY_ENV = "ENTIRE_EVENT_DELIVERY"
 """Set by a deliverer of ours for the ``entire hooks`` call it runs: its ``liveness`` token."""
+KEY = "queue"
+"""Where an agent's state holds its queue: ``settle`` looks there."""
 POLL_SECONDS = 0.01
 
 
@@ -63,8 +76,7 @@ def delivery(env: Mapping[str, str]) -> str:
     from entire_core import liveness
 
     token = env.get(DELIVERY_ENV, "")
-    pid, dot, start = token.partition(".")
-    if not (dot and pid.isdigit() and start.isdigit()) or liveness.gone(token):
+    if not is_token(token) or liveness.gone(token):
         return ""
     return token
 
@@ -193,3 +205,57 @@ def confirm_when_answered(
                 save(state)
 
     when_answered(confirm)
+
+
+def is_token(value: str) -> bool:
+    """Whether ``value`` has a ``liveness`` token's form, ``<pid>.<start>`` (whether or not it runs)."""
+    pid, dot, start = value.partition(".")
+    return bool(dot and pid.isdigit() and start.isdigit())
+
+
+def settle(scratch: Scratch, delivery: str, *, delivered: bool) -> int:
+    """After the ``entire hooks`` call a deliverer ran as ``delivery`` (``DELIVERY_ENV``): the event that
+    call took leaves its queue when the call exited 0 (``delivered``: the host dispatched it), and is
+    answered again by the next call when it failed (``EventQueue.acknowledge``, ``release``).
+
+    The event is found by its mark in the state files of ``scratch`` (each under its lock), so the
+    deliverer needs to know nothing but its token. Returns how many events were settled: 0 when the
+    call took none (Entire not enabled here, or the call failed before the plugin answered).
+    """
+    from entire_core import _json, fsutil, locks
+    from entire_core.jsonvalues import obj
+
+    needle = delivery.encode("utf-8")
+    settled = 0
+    for path in scratch.states():
+        try:
+            with open(path, "rb") as f:
+                if needle not in f.read():
+                    continue
+        except OSError:
+            continue
+        with locks.exclusive(path + ".lock"):
+            try:
+                with open(path, "rb") as f:
+                    state = obj(_json.loads(f.read()))
+            except (OSError, ValueError):
+                continue
+            queue = EventQueue(events_of(state, KEY))
+            if queue.acknowledge(delivery) if delivered else queue.release(delivery):
+                fsutil.atomic_write(path, _json.dumps_state(state).encode("utf-8"))
+                settled += 1
+    return settled
+
+
+def delivered(agent: Agent, flags: Flags) -> int:
+    """Core's ``delivered --delivery TOKEN --status N`` command (``entire_core.agent.DELIVERED``), which a
+    deliverer runs after each ``entire hooks`` call it made as ``TOKEN``: ``settle`` the event that call
+    took by its exit status ``N``."""
+    token = flags.str_("delivery")
+    if not is_token(token) or "status" not in flags.given:
+        from entire_core.errors import UsageError
+
+        why = f"--delivery {token!r} is not a process token (<pid>.<start>)"
+        raise UsageError("--status is required" if is_token(token) else why, "see `delivered --help`")
+    settle(agent.scratch(), token, delivered=flags.int_("status") == 0)
+    return 0

@@ -57,6 +57,34 @@ def posix_guarded(agent_name: str, hook: str, *, stdin_from: str | None = None) 
     return f"{check}; exec {run}"
 
 
+def delivering_script(agent_name: str, hook: str) -> str:
+    """A ``sh`` hook script that runs the hook as a deliverer of ours
+    (``entire_core.eventqueue``), for an agent that runs hooks detached and ignores their output.
+
+    It names itself to the call in ``DELIVERY_ENV`` (its ``liveness`` token: its pid and its start time
+    from ``/proc``, ``0`` without one) and, once ``entire hooks`` exited, hands its exit status to the
+    plugin's ``delivered`` command (``entire_core.agent.DELIVERED``): the event the call took leaves
+    the queue only when the host has it. Quiet, exit 0, when ``entire`` or the plugin is missing.
+    """
+    import shlex
+
+    from entire_core import program_name
+    from entire_core.eventqueue import DELIVERY_ENV
+
+    run = " ".join(shlex.quote(part) for part in entire_argv(agent_name, hook))
+    plugin = shlex.quote(program_name(agent_name))
+    return (
+        f"#!/bin/sh\n# Entire records this session here ({plugin}); `entire disable` removes it.\n"
+        f"command -v {ENTIRE_BINARY} >/dev/null 2>&1 || exit 0\n"
+        "start=0\n"
+        'if [ -r "/proc/$$/stat" ]; then read -r stat <"/proc/$$/stat" && set -- ${stat##*)} && start=${20:-0}; fi\n'
+        f"{DELIVERY_ENV}=$$.$start {run}\n"
+        "status=$?\n"
+        f"command -v {plugin} >/dev/null 2>&1 || exit 0\n"
+        f'exec {plugin} delivered --delivery "$$.$start" --status "$status" </dev/null >/dev/null 2>&1\n'
+    )
+
+
 def _plain_words(agent_name: str, hook: str) -> str:
     # cmd.exe and PowerShell each have their own quoting; our names never need any, so refuse
     # anything that would rather than quote it three different ways.

@@ -72,10 +72,23 @@ class Scratch:
         digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[:24]
         return self.path(f"{kind}-{digest}.json")
 
-    def load(self, kind: str, key: str, *, earlier: str = "") -> dict[str, Any]:
+    def states(self) -> list[str]:
+        """Every state file of this area (named as ``file`` names them), whatever its kind; none when the
+        area cannot be listed."""
+        try:
+            names = sorted(os.listdir(self.directory))
+        except OSError:
+            return []
+        digits = frozenset("0123456789abcdef")
+        return [self.path(name) for name in names
+                if name.endswith(".json") and name[-30:-29] == "-" and set(name[-29:-5]) <= digits]  # fmt: skip
+
+    def load(self, kind: str, key: str, *, earlier: str = "", durable: bool = False) -> dict[str, Any]:
         """The state saved for ``key``, or an empty dict when there is none or it cannot be read.
 
         ``earlier`` names the file an earlier release kept this state in, read when today's is missing.
+        ``durable`` is for state saved ``durable``: a file that is there but cannot be read (its mode, an
+        I/O error) raises instead, so that the call fails and no save of an empty state replaces it.
         """
         from entire_core import _json
         from entire_core.jsonvalues import obj
@@ -86,7 +99,11 @@ class Scratch:
                     return obj(_json.loads(f.read()))
             except FileNotFoundError:
                 continue
-            except (OSError, ValueError):
+            except OSError:
+                if durable:
+                    raise
+                return {}
+            except ValueError:
                 return {}
         return {}
 

@@ -179,3 +179,18 @@ JSON_ORIGINALS: dict[str, bytes | None] = {
 """The tricky originals of a JSON hooks file (``hook_config_syntax = "json"``); ``{event}`` is replaced by
 one of the events our install writes. A file the agent refuses (a comment where JSON has none) must be
 left as it was, like every other."""
+
+
+class DeliveryCase:
+    """A ``parse-hook`` call that answers an event from the agent's queue (``entire_core.eventqueue``), for
+    the kit's test of the deliverer's acknowledgement: ``hook``, its ``payload``, and the ``files`` it reads
+    (path -> bytes). ``{repo}`` and ``{home}`` in the payload and in the files' paths and contents are the
+    sandbox's repository and home."""
+
+    def __init__(self, hook: str, payload: bytes, files: dict[str, bytes] | None = None) -> None:
+        self.hook = hook
+        self.payload = payload
+        self.files = files or {}
+
+    def __repr__(self) -> str:
+        return f"DeliveryCase({self.hook!r})"

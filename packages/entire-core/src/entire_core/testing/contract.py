@@ -16,14 +16,16 @@ standard test method, of any section, is an error (``test_no_overridden_standard
 ``AgentContract`` combines one mixin per section, each in a module of its own on ``ContractBase``
 (``contract_base``: the settings an agent's class sets, its hooks, the fixtures): ``contract_info``,
 ``contract_sessions``, ``contract_transcripts``, ``contract_doctor``, ``contract_hooks``,
-``contract_views``, ``contract_analyzer`` and ``contract_reading``. The kit's data is in ``cases``
-(``TranscriptCase``, ``HookCase``, ``UsageCase``, hostile ids, tricky config files), calling and checking
-answers in ``checks`` (``Env``), and the support window's tests in ``window`` (``SupportWindowContract``).
+``contract_delivery``, ``contract_views``, ``contract_analyzer`` and ``contract_reading``. The kit's
+data is in ``cases`` (``TranscriptCase``, ``HookCase``, ``DeliveryCase``, ``UsageCase``, hostile ids,
+tricky config files), calling and checking answers in ``checks`` (``Env``), and the support window's
+tests in ``window`` (``SupportWindowContract``).
 """
 
 from __future__ import annotations
 
 from entire_core.testing.contract_analyzer import AnalyzerContract
+from entire_core.testing.contract_delivery import DeliveryContract
 from entire_core.testing.contract_doctor import DoctorContract
 from entire_core.testing.contract_hooks import HooksContract
 from entire_core.testing.contract_info import InfoContract
@@ -35,6 +37,7 @@ from entire_core.testing.contract_views import ViewsContract
 __all__ = [
     "AgentContract",
     "AnalyzerContract",
+    "DeliveryContract",
     "DoctorContract",
     "HooksContract",
     "InfoContract",
@@ -51,6 +54,7 @@ class AgentContract(
     TranscriptsContract,
     DoctorContract,
     HooksContract,
+    DeliveryContract,
     ViewsContract,
     AnalyzerContract,
     ReadingContract,

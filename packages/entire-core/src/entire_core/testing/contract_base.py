@@ -15,7 +15,7 @@ from typing import ClassVar
 import pytest
 
 from entire_core.agent import Agent
-from entire_core.testing.cases import HookCase, TranscriptCase, UsageCase
+from entire_core.testing.cases import DeliveryCase, HookCase, TranscriptCase, UsageCase
 from entire_core.testing.checks import Env
 from entire_core.testing.runner import InProcessRunner, Sandbox, ScriptRunner
 
@@ -33,6 +33,8 @@ class ContractBase:
     skip_reasons: ClassVar[dict[str, str]] = {}
     transcript_cases: ClassVar[list[TranscriptCase]] = []
     hook_cases: ClassVar[list[HookCase]] = []
+    delivery_case: ClassVar[DeliveryCase | None] = None
+    """For an agent whose hooks queue events (it lists core's ``delivered``): a call that answers one."""
     extra_env: ClassVar[dict[str, str]] = {}
     hook_config: ClassVar[str | None] = None
     """The agent's own config file our hooks go into, relative to the repository (``.codex/hooks.json``)."""
