@@ -66,7 +66,14 @@ MODULES: dict[str, tuple[str, ...]] = {
     "views.store": ("test_views_model.py", "test_views_parts.py", "test_views_v2.py", "test_views.py"),
     "views.header": ("test_views_model.py", "test_views_lead.py", "test_views.py"),
     "views.rebase": ("test_views_model.py", "test_views_v2.py", "test_views_lead.py", "test_views.py"),
-    "views.follow": ("test_views_model.py", "test_views_parts.py", "test_views_lead.py", "test_views.py"),
+    "views.follow": (
+        "test_views_model.py",
+        "test_views_parts.py",
+        "test_views_lead.py",
+        "test_views.py",
+        "test_views_v2.py",
+        "test_views_recover.py",
+    ),
     "views.reclaim": ("test_views_recover.py",),
     "views.view": (
         "test_views_model.py",
