@@ -21,7 +21,7 @@ pytestmark = pytest.mark.host
 LABELS = ("A1", "A2", "A3", "B1-agent-commit", "B-end")
 
 TURN_START_LATE = (
-    "ours (entire_agent_cline_cli.events, on branch cline-ack): Cline writes a turn's messages only once "
+    "ours (entire_agent_cline_cli.events): Cline writes a turn's messages only once "
     "its first model call has answered, and TaskResume's parse-hook waits for the prompt there before it "
     "answers the TurnStart, so the host notes the untracked files (CapturePrePromptState, v0.10.3 "
     "lifecycle.go line 583) after the turn's first tool ran: greeting.txt, made by that first tool's `mv`, "
@@ -30,7 +30,7 @@ TURN_START_LATE = (
     "condensation takes the transcript's files alone (second.txt)"
 )
 PROMPT_BEFORE_THE_TURN = (
-    "ours (entire_agent_cline_cli.events, on branch cline-ack): a TurnStart brings the view up to and with "
+    "ours (entire_agent_cline_cli.events): a TurnStart brings the view up to and with "
     "its prompt (`upto = ... + 1`), so the turn's start position is past its prompt. B1's prompt.txt is "
     "cleared once Cline's own commit condensed all the turn's files (manual_commit_hooks.go line 1423); at "
     "B1's TurnEnd the host backfills it from the transcript from the turn's start (lifecycle.go line 807), "
