@@ -45,6 +45,7 @@ NEWEST = {
     "google-gemini": ("npm", "@google/gemini-cli", "gemini"),
     "aider": ("pypi", "aider-chat", "aider"),
     "qwen-code": ("npm", "@qwen-code/qwen-code", "qwen"),
+    "cline-cli": ("npm", "cline", "cline"),
 }
 """How each agent's real binary is installed (the version is the newest of its support window)."""
 
@@ -122,6 +123,8 @@ def newest_version(agent: str) -> str:
         from entire_agent_google_gemini.versions import WINDOW
     elif agent == "qwen-code":
         from entire_agent_qwen_code.versions import WINDOW
+    elif agent == "cline-cli":
+        from entire_agent_cline_cli.versions import WINDOW
     else:
         from entire_agent_aider.versions import WINDOW
     return WINDOW.versions()[-1]
@@ -365,22 +368,27 @@ class World:
             return []
         return [json.loads(line) for line in self.side_trace.read_text(encoding="utf-8").splitlines() if line]
 
+    def processes(self) -> dict[int, list[str]]:
+        """The processes running with this world's HOME, by pid: their argv. A process whose environment
+        cannot be read (another user's) is not ours."""
+        needle = f"HOME={self.home}".encode() + b"\0"
+        found: dict[int, list[str]] = {}
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if needle in Path(f"/proc/{entry}/environ").read_bytes():
+                    argv = Path(f"/proc/{entry}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+                    found[int(entry)] = [arg.decode(errors="replace") for arg in argv]
+            except OSError:
+                continue
+        return found
+
     def processes_left(self, grace: float = 5.0) -> list[str]:
         """The processes still running with this world's HOME (what the scenario started, and what they
         started), after ``grace`` seconds; each is killed once listed (by its pid), so that none outlives
-        its run. A process whose environment cannot be read (another user's) is not ours."""
-        needle = f"HOME={self.home}".encode() + b"\0"
+        its run (``processes``)."""
 
         def running() -> dict[int, str]:
-            found: dict[int, str] = {}
-            for entry in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    if needle in Path(f"/proc/{entry}/environ").read_bytes():
-                        argv = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-                        found[int(entry)] = argv.decode(errors="replace").strip()[:160]
-                except OSError:
-                    continue
-            return found
+            return {pid: " ".join(argv)[:160] for pid, argv in self.processes().items()}
 
         deadline = time.monotonic() + grace
         while (left := running()) and time.monotonic() < deadline:

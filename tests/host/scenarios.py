@@ -637,26 +637,54 @@ QWEN_PROMPTS = {
 }
 """Gemini's prompts, but for the first two turns (Qwen's ``edit`` needs a ``read_file`` first), and a
 session C whose first turn has the agent's own commit."""
-QWEN_TOOL_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
-                  "api_call_count": 1}  # fmt: skip
-"""A scripted call answered with a tool call, as the host stores it (``openai_api.USAGE``): 100 prompt
-tokens - 40 cached = 60 input, 40 cache read, 10 out."""
-QWEN_TEXT_CALL = {"input_tokens": 40, "cache_creation_tokens": 0, "cache_read_tokens": 60, "output_tokens": 40,
-                  "api_call_count": 1}  # fmt: skip
-"""A scripted call answered with text (``openai_api.REASONED``): 100 prompt tokens - 60 cached = 40 input,
-60 cache read, 40 out (its completion count, which holds its 30 reasoning tokens: not 40 + 30 = 70)."""
+OPENAI_TOOL_CALL = {"input_tokens": 60, "cache_creation_tokens": 0, "cache_read_tokens": 40, "output_tokens": 10,
+                    "api_call_count": 1}  # fmt: skip
+"""A call of the scripted OpenAI API (``openai_host_server``) answered with a tool call, as the host stores
+it (``openai_api.USAGE``): 100 prompt tokens - 40 cached = 60 input, 40 cache read, 10 out."""
+OPENAI_TEXT_CALL = {"input_tokens": 40, "cache_creation_tokens": 0, "cache_read_tokens": 60, "output_tokens": 40,
+                    "api_call_count": 1}  # fmt: skip
+"""A call answered with text (``openai_api.REASONED``): 100 prompt tokens - 60 cached = 40 input, 60 cache
+read, 40 out (its completion count, which holds its 30 reasoning tokens: not 40 + 30 = 70)."""
 
 
-def _qwen_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
+def _openai_usage(requests: list[dict[str, Any]]) -> dict[str, int] | None:
     """The usage the host should store for these requests: each by what it was answered with."""
     if not requests:
         return None
     texts = sum(isinstance(r["step"], str) for r in requests)
     tools = len(requests) - texts
-    return {k: QWEN_TOOL_CALL[k] * tools + QWEN_TEXT_CALL[k] * texts for k in TOKEN_KEYS}
+    return {k: OPENAI_TOOL_CALL[k] * tools + OPENAI_TEXT_CALL[k] * texts for k in TOKEN_KEYS}
 
 
-def _qwen_subagent(request: dict[str, Any]) -> bool:
+def _openai_a3(outcome: Outcome, prompts: dict[str, str], a: str, asked: list[dict[str, Any]]) -> None:
+    """The user's commit after turn A3 (a subagent wrote sub.txt) of an agent the scripted OpenAI API drives,
+    and what its checkpoint should hold: the subagent's requests (``asked``, by their prompt) as its tokens."""
+    import openai_host_server as server
+
+    sha = outcome.world.commit("A3", ["sub.txt"])
+    _at_commit(outcome, "A3", a)
+    main = [r for r in asked if not _subagent_request(r)]
+    outcome.expected.append(Expected("A3", sha, a, [prompts["A3"]], ["sub.txt"], _openai_usage(main),
+                                     _openai_usage([r for r in asked if _subagent_request(r)]),
+                                     [server.ANSWERS["subagent"]]))  # fmt: skip
+
+
+def _openai_b_end(outcome: Outcome, prompts: dict[str, str], b: str, asked: list[dict[str, Any]]) -> None:
+    """The user's commit at the end of session B of an agent the scripted OpenAI API drives (Qwen, Cline),
+    and what its checkpoint should hold: the rest of B1 after the agent's own commit (``asked``: its
+    requests, B2's and B3's), so B1's prompt in prompt.txt, and a transcript scope from inside B1."""
+    import openai_host_server as server
+
+    sha = outcome.world.commit("B end", ["late.txt", "notes.txt"])
+    _at_commit(outcome, "B-end", b)
+    outcome.expected.append(Expected("B-end", sha, b, [prompts[k] for k in ("B1", "B2", "B3")], ["late.txt", "notes.txt"],
+                                     _openai_usage(asked), None,
+                                     [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")],
+                                     [prompts["B2"], prompts["B3"]]))  # fmt: skip
+
+
+def _subagent_request(request: dict[str, Any]) -> bool:
+    """Whether the scripted API's ``request`` is the subagent's (its prompt is the subagent's task)."""
     return "sub.txt task" in str(request.get("prompt", ""))
 
 
@@ -664,7 +692,7 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill
     """The Qwen Code scenario under the real host, with checkpoints in ``backend``."""
     import time
 
-    import qwen_host_server as server
+    import openai_host_server as server
 
     qwen_home = work / "home" / ".qwen"
     with Namespace() as ns:
@@ -678,7 +706,7 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill
             **QUIET_SETTINGS, "memory": {"enableManagedAutoMemory": False}}))  # fmt: skip
         outcome = _begin(world, "qwen-code", backend, {"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
         chats = qwen_home / "projects" / "".join(c if c.isalnum() else "-" for c in str(world.repo)) / "chats"
-        with _served(world, QWEN_PORT, "qwen_host_server.py", "--workdir", str(world.repo)) as requests:
+        with _served(world, QWEN_PORT, "openai_host_server.py", "--workdir", str(world.repo)) as requests:
             _enable(outcome)
 
             def turn(label: str, session: str = "", settle: float = 0) -> tuple[str, list[dict[str, Any]]]:
@@ -702,20 +730,15 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill
             sha = world.commit("A1", ["hello.txt", "README.md"])
             _at_commit(outcome, "A1", a)
             outcome.expected.append(Expected("A1", sha, a, [QWEN_PROMPTS["A1"]], ["README.md", "hello.txt"],
-                                             _qwen_usage(asked), None, [server.ANSWERS["edit-one"]]))  # fmt: skip
+                                             _openai_usage(asked), None, [server.ANSWERS["edit-one"]]))  # fmt: skip
             _, asked = turn("A2", a)
             sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt", "second.txt"])
             _at_commit(outcome, "A2", a)
             outcome.expected.append(Expected("A2", sha, a, [QWEN_PROMPTS["A2"]],
                                              ["greeting.txt", "hello.txt", "old.txt", "second.txt"],
-                                             _qwen_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+                                             _openai_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
             _, asked = turn("A3", a, settle=5)
-            sha = world.commit("A3", ["sub.txt"])
-            _at_commit(outcome, "A3", a)
-            main = [r for r in asked if not _qwen_subagent(r)]
-            outcome.expected.append(Expected("A3", sha, a, [QWEN_PROMPTS["A3"]], ["sub.txt"], _qwen_usage(main),
-                                             _qwen_usage([r for r in asked if _qwen_subagent(r)]),
-                                             [server.ANSWERS["subagent"]]))  # fmt: skip
+            _openai_a3(outcome, QWEN_PROMPTS, a, asked)
 
             # Session C: the agent commits in the session's first turn, whose start (the chat does not exist
             # at its UserPromptSubmit) is the view's first line; the user commits right after that turn.
@@ -726,11 +749,11 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill
                 (sha for sha, subject, _ in outcome.commits() if subject == "agent: first.txt"), ""
             )
             outcome.expected.append(Expected("C1-agent-commit", agent_commit, c, [QWEN_PROMPTS["C1"]], ["first.txt"],
-                                             _qwen_usage(asked[:2]), None, []))  # fmt: skip
+                                             _openai_usage(asked[:2]), None, []))  # fmt: skip
             sha = world.commit("C1", ["after.txt"])
             _at_commit(outcome, "C1", c)
             # The turn's prompt is in prompt.txt; the transcript's scope starts after the agent's commit.
-            outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _qwen_usage(asked[2:]),
+            outcome.expected.append(Expected("C1", sha, c, [QWEN_PROMPTS["C1"]], ["after.txt"], _openai_usage(asked[2:]),
                                              None, [server.ANSWERS["first-commit"]], []))  # fmt: skip
 
             b, asked = turn("B1")
@@ -740,15 +763,10 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill
                 (sha for sha, subject, _ in outcome.commits() if subject == "agent: mid.txt"), ""
             )
             outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [QWEN_PROMPTS["B1"]], ["mid.txt"],
-                                             _qwen_usage(asked[:2]), None, []))  # fmt: skip
+                                             _openai_usage(asked[:2]), None, []))  # fmt: skip
             _, asked_b2 = turn("B2", b)
             _, asked_b3 = turn("B3", b)
-            sha = world.commit("B end", ["late.txt", "notes.txt"])
-            _at_commit(outcome, "B-end", b)
-            outcome.expected.append(Expected("B-end", sha, b, [QWEN_PROMPTS[k] for k in ("B1", "B2", "B3")],
-                                             ["late.txt", "notes.txt"], _qwen_usage(asked[2:] + asked_b2 + asked_b3), None,
-                                             [server.ANSWERS[k] for k in ("mid-commit", "text-only", "edit-three")],
-                                             [QWEN_PROMPTS["B2"], QWEN_PROMPTS["B3"]]))  # fmt: skip
+            _openai_b_end(outcome, QWEN_PROMPTS, b, asked[2:] + asked_b2 + asked_b3)
 
             _user_commands(outcome)
             outcome.facts["ref_final"] = _final_views(world, a, b, c)
@@ -760,6 +778,205 @@ def run_qwen(work: Path, backend: str, plugins: Path, qwen_bin: Path, kill: Kill
             _, resumed = _turn(outcome, requests, "R", [str(qwen_bin), "-r", b, "-p", QWEN_PROMPTS["R"], "--yolo"],
                                check=False)  # fmt: skip
             outcome.facts["resumed_requests"] = [r["body"] for r in resumed]
+
+            _disable(outcome)
+    return outcome
+
+
+# -- Cline CLI ------------------------------------------------------------------------------------------
+
+CLINE_PORT = 18795
+CLINE_PROMPTS = {**QWEN_PROMPTS, "A3": "SUBAGENT: have a subagent write sub.txt"}
+"""Qwen's prompts (the scripted API is the same, in Cline's tools), but for the subagent's turn."""
+CLINE_ENV = {
+    "CLINE_SESSION_BACKEND_MODE": "local",
+    "CLINE_TELEMETRY_DISABLED": "1",
+    "CLINE_NO_AUTO_UPDATE": "1",
+}
+"""Sessions in the ``cline`` process, not a detached hub daemon; no telemetry, no update check."""
+HOOKS_SETTLE = 120.0
+"""How long a turn's detached hooks may take to finish: a hung call lives 30 s before the host kills it."""
+
+
+def _running_hooks(world: World) -> list[str]:
+    """The hook processes of the world still running: Cline's hook scripts, ``entire``, our plugin."""
+    found: list[str] = []
+    for pid, argv in world.processes().items():
+        names = [Path(arg).name for arg in argv[:2]]
+        if any(n == "entire" or n.startswith("entire-agent-") for n in names) or any(
+            "/.cline/hooks/" in arg for arg in argv
+        ):
+            found.append(f"{pid}: {' '.join(argv)}")
+    return found
+
+
+def _hooks_settled(
+    world: World,
+    requests: Requests,
+    start: tuple[int, int],
+    reply: str,
+    ends: int,
+    wait: Callable[[float], None],
+) -> None:
+    """Wait (``wait(seconds)`` passes the time) until the turn that started at ``start`` (the request log's
+    and the plugin trace's lengths then) has been answered with ``reply``, ``ends`` turn-end hooks (the
+    subagent's too) were answered or the kill hung one, and no hook process is left: Cline runs its hooks
+    detached, so they may outlive its turn."""
+    import time
+
+    asked, traced = start
+    deadline = time.monotonic() + HOOKS_SETTLE
+    quiet = 0
+    while time.monotonic() < deadline:
+        answered = any(r["step"] == reply for r in requests.all()[asked:])
+        calls = world.trace_calls()[traced:]
+        done = sum(c["subcommand"] == "parse-hook" and "task-complete" in c["args"] for c in calls)
+        quiet = (
+            quiet + 1 if answered and (done >= ends or world.killed()) and not _running_hooks(world) else 0
+        )
+        if quiet >= 4:  # a second and more with no hook running
+            return
+        wait(0.3)
+    raise AssertionError(f"the turn's hooks did not settle: answered {reply!r}, {_running_hooks(world)}")
+
+
+def _stop_hub_daemons(world: World) -> list[int]:
+    """Stop the ``cline --cline-hub-daemon`` that a TUI leaves running (by pid); their pids."""
+    import os
+    import signal
+
+    stopped = [pid for pid, argv in world.processes().items() if "--cline-hub-daemon" in argv]
+    for pid in stopped:
+        os.kill(pid, signal.SIGTERM)
+    return stopped
+
+
+def _cline_sessions(sessions: Path) -> set[str]:
+    return {p.name for p in sessions.iterdir() if p.is_dir()} if sessions.is_dir() else set()
+
+
+def run_cline(work: Path, backend: str, plugins: Path, cline_bin: Path, kill: Kill | None = None) -> Outcome:
+    """The Cline CLI scenario under the real host, with checkpoints in ``backend``: a one-shot ``cline
+    --json`` run starts each session, whose later turns are typed into its TUI (``cline --id``, the only
+    way Cline resumes a session) through a pseudo-terminal, the user committing between them."""
+    import contextlib
+    import importlib
+    import sqlite3
+    import time
+
+    import openai_host_server as server
+
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parents[2] / "packages" / "agent-aider" / "tests" / "e2e")
+    )
+    driver: Any = importlib.import_module("driver")  # its Pty: a pseudo-terminal drained as it is waited on
+
+    with Namespace() as ns:
+        world = World(work, ns, [plugins, cline_bin.parent, _node()], entire_bin(), kill=kill, **CLINE_ENV,
+                      **variant_env(backend))  # fmt: skip
+        sessions = world.home / ".cline" / "data" / "sessions"
+        outcome = _begin(world, "cline-cli", backend, {"README.md": "# e2e\n", "old.txt": "to be deleted\n"})
+        with _served(world, CLINE_PORT, "openai_host_server.py", "--workdir", str(world.repo)) as requests:
+            outcome.commands["auth"] = world.run([str(cline_bin), "auth", "-p", "openai-compatible", "-k", "scripted",
+                                                  "-m", "scripted", "-b", f"http://127.0.0.1:{CLINE_PORT}/v1"])  # fmt: skip
+            _enable(outcome)
+
+            def one_shot(label: str, key: str) -> tuple[str, list[dict[str, Any]]]:
+                """A new session's first turn; its id and its requests."""
+                before = _cline_sessions(sessions)
+                start = requests.mark(), len(world.trace_calls())
+                world.turn_starts(label)
+                outcome.commands[label] = world.run(
+                    [str(cline_bin), "--json", CLINE_PROMPTS[label]], timeout=300
+                )
+                _hooks_settled(world, requests, start, server.ANSWERS[key], 1, time.sleep)
+                new = sorted(_cline_sessions(sessions) - before)
+                return (new[0] if new else ""), requests.all()[start[0] :]
+
+            class Tui:
+                """The session's TUI (``cline --id``) in a pseudo-terminal, turn by turn."""
+
+                def __init__(self, session: str, name: str) -> None:
+                    self.argv = ns.argv([str(cline_bin), "--id", session])
+                    self.term = driver.Pty(
+                        self.argv, world.repo, {**world.env, "TERM": "xterm"}, work / f"{name}.pty.log"
+                    )
+                    self.term.pump(8.0)
+
+                def turn(self, label: str, key: str, ends: int = 1) -> list[dict[str, Any]]:
+                    start = requests.mark(), len(world.trace_calls())
+                    world.turn_starts(label)
+                    self.type(CLINE_PROMPTS[label])
+                    _hooks_settled(world, requests, start, server.ANSWERS[key], ends, self.term.pump)
+                    return requests.all()[start[0] :]
+
+                def type(self, text: str) -> None:
+                    for char in text:
+                        self.term.send(char)
+                        self.term.pump(0.02)
+                    self.term.pump(0.3)
+                    self.term.send("\r")
+
+                def exit(self, label: str) -> None:
+                    self.type("/exit")
+                    code = self.term.wait(30)
+                    self.term.log.close()
+                    os_close(self.term.master)
+                    outcome.commands[label] = Run(self.argv, code, "", "", 0.0)
+                    outcome.facts.setdefault("hub_daemons", []).extend(_stop_hub_daemons(world))
+
+            # Session A: one turn each, the user committing after each.
+            a, asked = one_shot("A1", "edit-one")
+            outcome.sessions["A"] = a
+            sha = world.commit("A1", ["hello.txt", "README.md"])
+            _at_commit(outcome, "A1", a)
+            outcome.expected.append(Expected("A1", sha, a, [CLINE_PROMPTS["A1"]], ["README.md", "hello.txt"],
+                                             _openai_usage(asked), None, [server.ANSWERS["edit-one"]]))  # fmt: skip
+            tui = Tui(a, "tui-a")
+            asked = tui.turn("A2", "rename-delete")
+            sha = world.commit("A2", ["hello.txt", "greeting.txt", "old.txt", "second.txt"])
+            _at_commit(outcome, "A2", a)
+            outcome.expected.append(Expected("A2", sha, a, [CLINE_PROMPTS["A2"]],
+                                             ["greeting.txt", "hello.txt", "old.txt", "second.txt"],
+                                             _openai_usage(asked), None, [server.ANSWERS["rename-delete"]]))  # fmt: skip
+            asked = tui.turn("A3", "subagent", ends=2)
+            tui.exit("A-tui")
+            _openai_a3(outcome, CLINE_PROMPTS, a, asked)
+
+            # Session B: the agent's own commit in its first turn, a text-only turn and an edit turn in its TUI;
+            # the user commits when the session has ended.
+            b, asked = one_shot("B1", "mid-commit")
+            outcome.sessions["B"] = b
+            agent_commit = next(
+                (sha for sha, subject, _ in outcome.commits() if subject == "agent: mid.txt"), ""
+            )
+            outcome.expected.append(Expected("B1-agent-commit", agent_commit, b, [CLINE_PROMPTS["B1"]], ["mid.txt"],
+                                             _openai_usage(asked[:2]), None, []))  # fmt: skip
+            tui = Tui(b, "tui-b")
+            asked_b2 = tui.turn("B2", "text-only")
+            asked_b3 = tui.turn("B3", "edit-three")
+            tui.exit("B-tui")
+            _openai_b_end(outcome, CLINE_PROMPTS, b, asked[2:] + asked_b2 + asked_b3)
+
+            _user_commands(outcome)
+            outcome.facts["ref_final"] = _final_views(world, a, b)
+            outcome.facts["edited"] = {"README.md"}
+            outcome.facts["resumed_history"] = [CLINE_PROMPTS["B1"], CLINE_PROMPTS["B3"]]
+
+            # Resume: session B gone from Cline (its folder and its row in sessions.db), restored by the host
+            # through write-session, then resumed in its TUI.
+            folder = sessions / b
+            with contextlib.closing(
+                sqlite3.connect(world.home / ".cline" / "data" / "db" / "sessions.db")
+            ) as db:
+                db.execute("DELETE FROM sessions WHERE session_id = ?", (b,))
+                db.commit()
+            _resume(outcome, b, [folder / f"{b}.messages.json", folder / f"{b}.json"])
+            start = requests.mark()
+            tui = Tui(b, "tui-r")
+            tui.turn("R", "text-only")
+            tui.exit("R")
+            outcome.facts["resumed_requests"] = [r["body"] for r in requests.all()[start:]]
 
             _disable(outcome)
     return outcome

@@ -17,10 +17,10 @@ module's own (``test_host_codex.py::test_checkpoint[git-refs-A1-prompt]``)::
 - ``test_views_re_base_at_the_smallest_budget``: ``checks.check_rebased`` in the small-view run;
 - ``test_killed``: ``checks.check_killed`` in the killed run.
 
-Known faults come in three kinds: ``known``, a (check, label) pair that fails in every run, is a strict
-``xfail`` with its reason; ``small_view_known`` and ``killed_known``, a check that fails only in the
-small-view run or only in the killed run, are held by ``checks.held`` (each must keep failing, with its
-reason, until fixed).
+Known faults come in four kinds: ``known``, a (check, label) pair that fails in every run, and
+``run_known``, a run check that fails in every run, are strict ``xfail`` with their reasons;
+``small_view_known`` and ``killed_known``, a check that fails only in the small-view run or only in the
+killed run, are held by ``checks.held`` (each must keep failing, with its reason, until fixed).
 """
 
 from __future__ import annotations
@@ -67,13 +67,15 @@ def host_tests(
     kill: Kill,
     runs: tuple[str, ...] = RUN_CHECKS,
     known: Mapping[tuple[str, str], str] | None = None,
+    run_known: Mapping[str, str] | None = None,
     small_view_known: Mapping[tuple[str, ...], str] | None = None,
     killed_known: Mapping[tuple[str, ...], str] | None = None,
 ) -> HostTests:
     """The tests of ``agent`` (its scratch directories named ``<short>-<backend>``), playing ``scenario``,
     and once more with ``kill`` (the killed turn's checkpoint label is the turn's: ``kill.turn``).
 
-    ``known`` maps a (check, label) pair to the reason it fails; ``small_view_known`` and ``killed_known``
+    ``known`` maps a (check, label) pair to the reason it fails, ``run_known`` a run check that fails in
+    every run to its reason; ``small_view_known`` and ``killed_known``
     map a key of ``checks.held`` (``(label, check)`` or ``(check,)``) to the reason it fails in the
     small-view run, in the killed run.
     """
@@ -108,7 +110,15 @@ def host_tests(
             return  # the killed turn's commit without a checkpoint: allowed, as an exact one is
         checks.held(outcome, held, (label, check), lambda: getattr(checks, f"check_{check}")(outcome, label))
 
-    @pytest.mark.parametrize("check", (*runs, "nothing_left"))
+    whole = dict(run_known or {})
+    run_cases = [
+        pytest.param(
+            name, marks=[pytest.mark.xfail(strict=True, reason=whole[name])] if name in whole else []
+        )
+        for name in (*runs, "nothing_left")
+    ]
+
+    @pytest.mark.parametrize("check", run_cases)
     def test_run(outcome: Outcome, check: str) -> None:
         checks.held(outcome, held, (check,), lambda: getattr(checks, f"check_{check}")(outcome))
 
