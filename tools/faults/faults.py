@@ -37,9 +37,9 @@ What must hold after every kill (each a kind in the report):
   heard twice (a retry giving the same answer again), never another;
 - ``reading-writes``: a reading subcommand (``READING``) changed no file (checked on every call).
 
-Contention and resource faults are ``cases.py``'s. Not covered yet (issue 37): the host's recorded
-sessions (``tests/data/host``) replayed under faults, kills at instructions between points (timed
-kills), and the real agents' CLIs under ``generate-text`` (a fake stands in).
+Contention and resource faults are ``cases.py``'s. ``--host``: the same steps driven by the real Entire CLI
+(``host.py``). Not covered yet (issue 37): kills at instructions between points (timed kills), and the
+real agents' CLIs under ``generate-text`` (a fake stands in).
 
 Every run prints its seed; ``--seed`` repeats it exactly. Exit status 1 when a check failed.
 """
@@ -498,8 +498,10 @@ def processes(root: Path) -> list[str]:
     return left
 
 
-HOSTS_OWN = (os.path.join("home", ".local"), os.path.join("home", ".config", "entire"))
-"""Left out of ``agent_files``: our state, and the real host's (``--host``: its ``version_check.json``)."""
+HOSTS_OWN = (
+    os.path.join("home", ".local"),
+    os.path.join("home", ".config", "entire"),
+)  # ours, the host's (--host)
 
 
 def agent_files(root: Path) -> dict[str, str]:
@@ -874,15 +876,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import host
 
-    if args.host and (host.entire_bin() is None or args.cases):
-        sys.stderr.write(
-            (
-                host.REFUSED
-                if args.cases == 0
-                else "faults: --host runs no cases (cases.py drives the simulator)"
-            )
-            + "\n"
-        )
+    if args.host and (refused := host.refused(args.cases)):
+        sys.stderr.write(refused + "\n")
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     every = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in demo.manifests()}
@@ -924,6 +919,7 @@ def main(argv: list[str] | None = None) -> int:
         f"faults: seed {seed} (repeat with --seed {seed}), {args.kills} kills per agent"
         + (f", {args.cases} runs of each of {', '.join(chosen_cases)}" if args.cases else "")
         + f", in {work}"
+        + (f", under the real host {host.entire_bin()}" if args.host else "")
     )
     reports = []
     try:

@@ -81,6 +81,13 @@ def entire_bin(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path 
     return Path(named) if named and os.access(named, os.X_OK) and Path(named).is_file() else None
 
 
+def refused(cases: int) -> str:
+    """Why ``--host`` cannot run here, in one line; empty when it can."""
+    if entire_bin() is None:
+        return REFUSED
+    return "faults: --host runs no cases (cases.py drives the simulator)" if cases else ""
+
+
 class Namespace:
     """A loopback-only network namespace, held by a sleeping process; ``argv`` runs a command in it."""
 
