@@ -187,7 +187,7 @@ class HostSession(faults.Session):
     def command(self, argv: list[str], stdin: bytes = b"", extra: dict[str, str] | None = None
                 ) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
         """``argv`` in the repository, in the namespace, with the host's environment and the step's faults."""
-        env = {**self.host_env, **faults._base_env, **faults._extra_env, **(extra or {})}  # pyright: ignore[reportPrivateUsage]
+        env = {**self.host_env, **faults._base_env, **faults._extra_env, **(extra or {})}
         return subprocess.run(namespace().argv(argv), cwd=self.replay.repo, env=env, input=stdin,
                               capture_output=True, timeout=300, check=False)  # fmt: skip
 
@@ -299,9 +299,9 @@ class HostSession(faults.Session):
 
 def _without(value: Any, keys: frozenset[str]) -> Any:
     if isinstance(value, dict):
-        return {k: _without(v, keys) for k, v in value.items() if k not in keys and not k.endswith("_at")}  # pyright: ignore[reportUnknownVariableType]
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys and not k.endswith("_at")}
     if isinstance(value, list):
-        return [_without(v, keys) for v in value]  # pyright: ignore[reportUnknownVariableType]
+        return [_without(v, keys) for v in value]
     return value
 
 
