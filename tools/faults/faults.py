@@ -580,7 +580,12 @@ class Harness:
                         f"step {index}: the fault point {subcommand}:*#{k} was never reached"
                     )
 
-        return self.trial(index, attempt, killed=True)
+        problems = self.trial(index, attempt, killed=True)
+        if isinstance(
+            excuse := getattr(self.session, "host_fallback", None), Callable
+        ):  # --host: the real host's ways
+            excuse(point, self.last_attempt, problems)
+        return problems
 
     def trial(self, index: int, attempt: Callable[[Session, dict[str, list[str]]], dict[str, Any]], *,
               killed: bool = False, torn_after: bool = True, setup: Callable[[Session], object] | None = None,

@@ -70,6 +70,14 @@ SUMMARY = json.dumps(
     }
 )
 """The fake agent's answer to the host's summary prompt: the JSON the host parses (``summarize/claude.go``)."""
+HOST_FALLBACKS = (
+    ("info", "disable", ("agent-files", "leftover"),
+     "v0.10.3 skips a plugin whose info fails (agent/external/discovery.go:182-188: 'registration failed', a debug "
+     "log line), so entire disable --uninstall (setup.go:2456, 2770-2780) never asks it to uninstall its hooks and "
+     "exits 0; the host's remedy is a re-run (setup.go:2558-2561)"),
+)  # fmt: skip
+"""``(subcommand killed, step, kinds, why)``: where the real host's own handling of a killed call, the step
+exiting 0, leaves what a check would fail; listed as ``host-fallback``, with the host's source."""
 IDENTITY = {"GIT_AUTHOR_NAME": "User", "GIT_AUTHOR_EMAIL": "user@example.invalid", "GIT_COMMITTER_NAME": "User",
             "GIT_COMMITTER_EMAIL": "user@example.invalid", "GIT_AUTHOR_DATE": "2026-12-08T10:00:00Z",
             "GIT_COMMITTER_DATE": "2026-12-08T10:00:00Z"}  # fmt: skip
@@ -235,6 +243,15 @@ class HostSession(faults.Session):
                     done["events"].append(self.normal(answer))
         done["checkpoints"] = self.changed_checkpoints()
         return done
+
+    def host_fallback(self, point: tuple[int, str, int, str, str], attempt: dict[str, Any],
+                      problems: dict[str, list[str]]) -> None:  # fmt: skip
+        """What the host's own handling of the killed call made (``HOST_FALLBACKS``), moved to ``host-fallback``."""
+        for subcommand, step, kinds, why in HOST_FALLBACKS:
+            if point[1] == subcommand and step in self.steps[point[0]] and not attempt["failed"]:
+                for kind in kinds:
+                    problems["host-fallback"] += [f"{kind}: {p} ({why})" for p in problems[kind]]
+                    problems[kind] = []
 
     def commit(self, index: int) -> subprocess.CompletedProcess[bytes] | None:
         """The user's commit of the work tree but ``.entire/`` (none when nothing changed), hooks and all."""
