@@ -33,6 +33,13 @@ of ``generate-text``; ``checkpoint`` is each checkpoint ref (``refs/entire/check
 or changed after the step, its files read with git, ids and times left out (``VOLATILE``). Not checked
 under the host: the writes of reading subcommands (the simulator sees each call; the host's are its
 own), and ``cases.py``'s cases.
+
+What the real host does with a killed call, where it is not what the simulator does (v0.10.3 source), is
+listed as ``host-fallback``, not as a failure: a killed token count at a commit's condensation is no usage
+(``agent/token_usage.go:20-24``), and the checkpoint takes the usage the session's turn ends summed instead
+(``strategy/manual_commit_condensation.go:1470``, ``563-565``): the checkpoint's ``token_usage`` differs
+(``faults._compare``: the killed step exited 0); a killed ``info`` at ``disable``: ``HOST_FALLBACKS``.
+A killed ``parse-hook`` fails ``entire hooks`` (``hook_registry.go:168-170``), and the step runs again.
 """
 
 from __future__ import annotations

@@ -91,3 +91,30 @@ def test_under_the_host_the_events_check_catches_a_lost_event(tmp_path: Path) ->
     args = ["--agent", "aider", "--point", "3:parse-hook:answer.begin", "--signal", "KILL", "--seed", "1"]
     code, agents, out = _under_host(tmp_path, *args, "--pythonpath", str(HERE / "sabotage" / "pop-early"))
     assert code == 1 and agents["aider"]["failures"]["events"] == 1, out
+
+
+def test_info_killed_at_disable_is_the_hosts_fallback_only_when_the_host_exited_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(host.BIN_ENV, "/bin/true")  # any executable: nothing is run here
+    session = host.HostSession(WORKSPACE / "packages" / "agent-qwen-code" / "demo" / "replay.json", tmp_path)
+    disable = len(session.steps) - 1
+    assert "disable" in session.steps[disable] and {"commit": "stop"} in session.steps
+
+    def problems() -> dict[str, list[str]]:
+        return {
+            "agent-files": ["repo/.qwen/settings.json"],
+            "leftover": ["installs.json"],
+            "host-fallback": [],
+        }
+
+    found = problems()
+    session.host_fallback((disable, "info", 1, "answer.begin", ""), {"failed": ""}, found)
+    assert found["agent-files"] == found["leftover"] == [] and len(found["host-fallback"]) == 2
+    assert "discovery.go:182-188" in found["host-fallback"][0]
+    for point, attempt in [((disable, "uninstall-hooks", 1, "answer.begin", ""), {"failed": ""}),
+                           ((disable, "info", 1, "answer.begin", ""), {"failed": "exit 1"}),
+                           ((1, "info", 1, "answer.begin", ""), {"failed": ""})]:  # fmt: skip
+        kept = problems()
+        session.host_fallback(point, attempt, kept)
+        assert kept == problems()
