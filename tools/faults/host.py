@@ -38,7 +38,10 @@ What the real host does with a killed call, where it is not what the simulator d
 listed as ``host-fallback``, not as a failure: a killed token count at a commit's condensation is no usage
 (``agent/token_usage.go:20-24``), and the checkpoint takes the usage the session's turn ends summed instead
 (``strategy/manual_commit_condensation.go:1470``, ``563-565``): the checkpoint's ``token_usage`` differs
-(``faults._compare``: the killed step exited 0); a killed ``info`` at ``disable``: ``HOST_FALLBACKS``.
+(``faults._compare``: the killed step exited 0); a killed ``extract-prompts`` at a turn's end is no prompt
+(``lifecycle.go:806-809``: a warning), so a checkpoint finalized there keeps another ``prompt.txt``, also
+when ``explain --generate`` writes it again (``host_fallback``: carried); a killed ``info`` at
+``disable``: ``HOST_FALLBACKS``.
 A killed ``parse-hook`` fails ``entire hooks`` (``hook_registry.go:168-170``), and the step runs again.
 """
 
@@ -253,7 +256,13 @@ class HostSession(faults.Session):
 
     def host_fallback(self, point: tuple[int, str, int, str, str], attempt: dict[str, Any],
                       problems: dict[str, list[str]]) -> None:  # fmt: skip
-        """What the host's own handling of the killed call made (``HOST_FALLBACKS``), moved to ``host-fallback``."""
+        """What the host's own handling of the killed call made (``HOST_FALLBACKS``), moved to ``host-fallback``;
+        and a checkpoint that differs later exactly as the host's fallback made it differ (the same fields, the
+        same values: the same checkpoint written again, by ``explain --generate``, carrying what was stored)."""
+        fallback = {entry[entry.find(" (") :] for entry in problems["host-fallback"] if " (" in entry}
+        carried = [p for p in problems["checkpoint"] if " (" in p and p[p.find(" (") :] in fallback]
+        problems["host-fallback"] += [f"carried: {p}" for p in carried]
+        problems["checkpoint"] = [p for p in problems["checkpoint"] if p not in carried]
         for subcommand, step, kinds, why in HOST_FALLBACKS:
             if point[1] == subcommand and step in self.steps[point[0]] and not attempt["failed"]:
                 for kind in kinds:

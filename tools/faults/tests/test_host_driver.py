@@ -118,3 +118,18 @@ def test_info_killed_at_disable_is_the_hosts_fallback_only_when_the_host_exited_
         kept = problems()
         session.host_fallback(point, attempt, kept)
         assert kept == problems()
+
+
+def test_a_checkpoint_carrying_the_hosts_fallback_later_is_the_fallback_and_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(host.BIN_ENV, "/bin/true")
+    session = host.HostSession(WORKSPACE / "packages" / "agent-aider" / "demo" / "replay.json", tmp_path)
+    differs = " (0/prompt.txt: '2d768d6195f7ed86' vs 'aaa3ab19eb283de0')"
+    found = {"host-fallback": [f"step 58: 20e24ef7(None ) instead of 59d9212f(None ){differs}"],
+             "checkpoint": [f"step 68: e95938d5(None ) where the unfaulted run has a2fb5e57(None ) of step 68{differs}",
+                            "step 68: e95938d5(None ) where the unfaulted run has a2fb5e57(None ) of step 68 "
+                            "(0/prompt.txt: '2d768d6195f7ed86' vs 'ffffffffffffffff')", "lost: a2fb5e57(None ) of step 68"]}  # fmt: skip
+    session.host_fallback((58, "extract-prompts", 2, "lock.release", ""), {"failed": ""}, found)
+    assert len(found["host-fallback"]) == 2 and found["host-fallback"][1].startswith("carried: step 68")
+    assert len(found["checkpoint"]) == 2 and "ffff" in found["checkpoint"][0]
