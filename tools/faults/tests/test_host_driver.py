@@ -105,6 +105,7 @@ def test_info_killed_at_disable_is_the_hosts_fallback_only_when_the_host_exited_
         return {
             "agent-files": ["repo/.qwen/settings.json"],
             "leftover": ["installs.json"],
+            "checkpoint": [],
             "host-fallback": [],
         }
 
