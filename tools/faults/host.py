@@ -3,8 +3,8 @@
 Issue 37. ``HostSession`` is ``faults.Session`` with the host in the simulator's place: the sandbox is the
 same (one repository, HOME and TMPDIR, always at the same path), and so are the points, the sample and
 every check after a kill (``faults.Harness``); only who runs the plugin differs. The binary is
-``ENTIRE_BIN`` (never built here). Every ``entire`` process and every git command runs in a
-loopback-only network namespace (``unshare -n``), in the sandbox's repository, with the sandbox's HOME
+``ENTIRE_BIN`` (never built here). Every ``entire`` process and the user's ``git commit`` (its hooks run
+``entire``) run in a loopback-only network namespace (``unshare -n``), in the sandbox's repository, with the sandbox's HOME
 and TMPDIR, git's identity from the environment (no system or global git config), telemetry and
 update checks off, and the fault point (``ENTIRE_FAULT_AT``, ``ENTIRE_FAULT_TRACE``,
 ``ENTIRE_FAULT_ONCE``) in its environment, which the host hands on to each plugin process
