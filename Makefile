@@ -87,10 +87,11 @@ soak: ## Issue 10: a 300 MB Codex and a 100 MB Gemini session replayed turn by t
 mutate: ## Mutation testing of core's hook-path modules: killed, survived, equivalent per module (>= 90% each)
 	$(RUN) python tools/mutate/mutate.py $(MODULES)
 
+# HOST=1 (tools/faults/host.py): each step driven by the real Entire CLI named by ENTIRE_BIN (never built here).
 # Not in CI: KILLS per agent (300: 1,198 in all, Qwen Code's 149 points each with both signals; 250 took about 40 minutes on two cores, 300 with CASES=10 about 70); a fixed-seed subset runs in make test
 # (tools/faults/tests). Each run prints its seed; SEED=... repeats it. README: "Killed mid-write: make faults".
-faults: ## Issue 37: each agent's bundled session, the plugin killed (SIGKILL, SIGTERM) at sampled write, fsync, rename, lock and answer points, then crowded and starved (tools/faults/cases.py), and what must hold checked after each (KILLS=300: every point once, then again with the other signal, CASES=10 runs of each case per agent, AGENT=, SEED=)
-	$(RUN) python tools/faults/faults.py --kills $(or $(KILLS),300) --cases $(or $(CASES),10) $(if $(AGENT),--agent $(AGENT)) $(if $(SEED),--seed $(SEED))
+faults: ## Issue 37: each agent's bundled session, the plugin killed (SIGKILL, SIGTERM) at sampled write, fsync, rename, lock and answer points, then crowded and starved (tools/faults/cases.py), and what must hold checked after each (KILLS=300: every point once, then again with the other signal, CASES=10 runs of each case per agent, AGENT=, SEED=; under the real host, no cases: ENTIRE_BIN=/path/to/entire make faults HOST=1 KILLS=40)
+	$(RUN) python tools/faults/faults.py --kills $(or $(KILLS),300) --cases $(or $(CASES),$(if $(HOST),0,10)) $(if $(AGENT),--agent $(AGENT)) $(if $(SEED),--seed $(SEED)) $(if $(HOST),--host)
 
 # The README's "Adding an agent" says what is left to write after this.
 new-agent: ## A new agent package wired into the workspace: make new-agent NAME=<name> [TITLE="Display Name"] [BINARY=cmd] [CONFIG_DIR=.dir]

@@ -37,9 +37,9 @@ What must hold after every kill (each a kind in the report):
   heard twice (a retry giving the same answer again), never another;
 - ``reading-writes``: a reading subcommand (``READING``) changed no file (checked on every call).
 
-Contention and resource faults are ``cases.py``'s. Not covered yet (issue 37): the host's recorded
-sessions (``tests/data/host``) replayed under faults, kills at instructions between points (timed
-kills), and the real agents' CLIs under ``generate-text`` (a fake stands in).
+Contention and resource faults are ``cases.py``'s. ``--host``: the same steps driven by the real Entire CLI
+(``host.py``). Not covered yet (issue 37): kills at instructions between points (timed kills), and the
+real agents' CLIs under ``generate-text`` (a fake stands in).
 
 Every run prints its seed; ``--seed`` repeats it exactly. Exit status 1 when a check failed.
 """
@@ -224,18 +224,8 @@ class Session:
                 sim.enable(self.agent)
             elif "disable" in step:
                 sim.disable(self.agent)
-            elif "write" in step:
-                data = self.read(step["from"])
-                if "lines" in step:
-                    data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
-                target = Path(self.renamed(self.replay.expand(step["write"])))
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-            elif "files" in step:
-                for name, content in step["files"].items():
-                    path = self.replay.repo / self.files_under / name
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(content, encoding="utf-8")
+            elif "write" in step or "files" in step:
+                self.change(step)
             elif "hook" in step:
                 payload = self.read(step["payload"])
                 record = sim.hook(self.agent, step["hook"], payload)
@@ -253,6 +243,20 @@ class Session:
         except (CallFailed, OSError, ValueError, LookupError) as exc:
             done["failed"] = str(exc) or type(exc).__name__
         return done
+
+    def change(self, step: dict[str, Any]) -> None:
+        """A ``write`` or ``files`` step: the agent's session file grown, or the repository's files changed."""
+        if "write" in step:
+            data = self.read(step["from"])
+            if "lines" in step:
+                data = b"".join(data.splitlines(keepends=True)[: step["lines"]])
+            target = Path(self.renamed(self.replay.expand(step["write"])))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        for name, content in step.get("files", {}).items():
+            path = self.replay.repo / self.files_under / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
 
     def read(self, relative: str) -> bytes:
         """A payload or transcript of the replay, its captured paths rewritten and ``ids`` replaced."""
@@ -323,7 +327,7 @@ args = sys.argv[1:]
 value = lambda flag: args[args.index(flag) + 1]
 with open("run-record.txt", "w") as f:  # the working directory: ours, the scratch directory's
     f.write(" ".join(args))
-answer = "A short sentence about the session."
+answer = {answer!r}
 if agent == "qwen-code":
     runtime = os.environ["QWEN_RUNTIME_DIR"]
     os.makedirs(os.path.join(runtime, "projects", "x", "chats"), exist_ok=True)
@@ -366,14 +370,14 @@ ORPHAN_SECONDS = 3 * PROCESS_GRACE_SECONDS
 request): longer than the process check waits, so that one left running is seen."""
 
 
-def fake_agent(agent: str, bin_dir: Path) -> Path:
+def fake_agent(agent: str, bin_dir: Path, answer: str = "A short sentence about the session.") -> Path:
     """The agent's CLI on a PATH of its own (``bin_dir``): a script that answers ``generate-text``'s run
     as the real one would (the package tests' fakes: ``test_textgen.py``, ``test_compact_and_textgen.py``,
-    ``test_textgen_doctor.py``, ``test_hooks_and_transcript.py``)."""
+    ``test_textgen_doctor.py``, ``test_hooks_and_transcript.py``), with ``answer``."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     path = bin_dir / BINARIES[agent]
     path.write_text(FAKE_AGENT.format(python=sys.executable, binary=BINARIES[agent], agent=agent,
-                                      orphan_seconds=ORPHAN_SECONDS))  # fmt: skip
+                                      orphan_seconds=ORPHAN_SECONDS, answer=answer))  # fmt: skip
     path.chmod(0o755)
     return path
 
@@ -494,6 +498,12 @@ def processes(root: Path) -> list[str]:
     return left
 
 
+HOSTS_OWN = (
+    os.path.join("home", ".local"),
+    os.path.join("home", ".config", "entire"),
+)  # ours, the host's (--host)
+
+
 def agent_files(root: Path) -> dict[str, str]:
     """``{path: sha256}`` of the repository (without ``.git`` and Entire's ``.entire``) and HOME without
     our state: the agent's own files, what install-hooks changes."""
@@ -502,7 +512,7 @@ def agent_files(root: Path) -> dict[str, str]:
         for directory, dirs, files in os.walk(root / base):
             relative = os.path.relpath(directory, root)
             dirs[:] = [d for d in dirs if d not in (".git", ".entire") and os.path.join(relative, d)
-                       != os.path.join("home", ".local")]  # fmt: skip
+                       not in HOSTS_OWN]  # fmt: skip
             for name in files:
                 path = os.path.join(directory, name)
                 with open(path, "rb") as f:
@@ -516,8 +526,8 @@ def agent_files(root: Path) -> dict[str, str]:
 class Harness:
     """One agent: an unfaulted run (the reference and the points), then the sampled kills."""
 
-    def __init__(self, manifest: Path, work: Path) -> None:
-        self.session = Session(manifest, work / "sandbox")
+    def __init__(self, manifest: Path, work: Path, session_type: type[Session] | None = None) -> None:
+        self.session = (session_type or Session)(manifest, work / "sandbox")
         self.work = work
         self.reference: list[dict[str, Any]] = []
         self.reference_files: dict[str, str] = {}
@@ -570,7 +580,10 @@ class Harness:
                         f"step {index}: the fault point {subcommand}:*#{k} was never reached"
                     )
 
-        return self.trial(index, attempt, killed=True)
+        problems = self.trial(index, attempt, killed=True)
+        # --host (host.HostSession): what the real host's own handling of the killed call made is host-fallback
+        getattr(self.session, "host_fallback", lambda *_: None)(point, self.last_attempt, problems)
+        return problems
 
     def trial(self, index: int, attempt: Callable[[Session, dict[str, list[str]]], dict[str, Any]], *,
               killed: bool = False, torn_after: bool = True, setup: Callable[[Session], object] | None = None,
@@ -763,10 +776,12 @@ def sample(population: list[Point], kills: int, rng: random.Random, fixed_signal
 
 def run_agent(manifest: Path, kills: int, seed: int, work: Path, out: Any, *, points: list[str] | None = None,
               fixed_signal: str | None = None, list_points: bool = False, cases: list[str] | None = None,
-              per_case: int = 0, subcommands: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+              per_case: int = 0, subcommands: list[str] | None = None, session_type: type[Session] | None = None
+              ) -> dict[str, Any]:  # fmt: skip
     """Every check after ``kills`` sampled kills of one agent's session (or at ``points``), then ``per_case``
-    runs of each of ``cases`` (``cases.py``); a report dict."""
-    harness = Harness(manifest, work)
+    runs of each of ``cases`` (``cases.py``); a report dict. ``session_type``: who drives the steps
+    (``host.HostSession``: the real Entire CLI; default the simulator)."""
+    harness = Harness(manifest, work, session_type)
     _reading_writes.clear()
     started = time.monotonic()
     harness.prepare()
@@ -859,7 +874,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--signal", choices=SIGNALS, help="always this signal (default: from the seed)")
     parser.add_argument("--pythonpath", metavar="DIR", help="put DIR first on the plugins' PYTHONPATH: a "
                         "sitecustomize.py there can break core on purpose, to see a check catch it")  # fmt: skip
+    parser.add_argument("--host", action="store_true", help="drive each step with the real Entire CLI named by "
+                        "ENTIRE_BIN (host.py), not the simulator; compared with the unfaulted host run")  # fmt: skip
     args = parser.parse_args(argv)
+    import host
+
+    if args.host and (refused := host.refused(args.cases)):
+        sys.stderr.write(refused + "\n")
+        return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     every = {json.loads(m.read_text(encoding="utf-8"))["agent"]: m for m in demo.manifests()}
     unknown = sorted(set(args.agent or []) - set(every))
@@ -900,6 +922,7 @@ def main(argv: list[str] | None = None) -> int:
         f"faults: seed {seed} (repeat with --seed {seed}), {args.kills} kills per agent"
         + (f", {args.cases} runs of each of {', '.join(chosen_cases)}" if args.cases else "")
         + f", in {work}"
+        + (f", under the real host {host.entire_bin()}" if args.host else "")
     )
     reports = []
     try:
@@ -907,9 +930,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{agent}:")
             reports.append(run_agent(every[agent], args.kills, seed, work / agent, sys.stdout,
                                      points=args.point, fixed_signal=args.signal, list_points=args.list_points,
-                                     cases=chosen_cases, per_case=args.cases, subcommands=args.subcommand))  # fmt: skip
+                                     cases=chosen_cases, per_case=args.cases, subcommands=args.subcommand,
+                                     session_type=host.HostSession if args.host else None))  # fmt: skip
     finally:
         _sandbox.clear()
+        host.close()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     known: dict[str, list[str]] = _known().get("reading_writes", {})
