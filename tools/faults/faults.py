@@ -163,7 +163,7 @@ from ``notify`` and the launcher, Cline's from the hook scripts we install (``ho
 The harness is that deliverer here: after each hook, what their ``delivered`` command does (``settle``)."""
 
 
-def _delivered(agent: str, repo: Path, delivered: bool) -> None:
+def settle_delivery(agent: str, repo: Path, delivered: bool) -> None:
     """What a deliverer does after each ``entire hooks`` call it runs: the event the call took leaves the
     queue when the host has it, and is answered again when the call failed (issue 37)."""
     from entire_core import eventqueue, liveness
@@ -230,7 +230,7 @@ class Session:
                 payload = self.read(step["payload"])
                 record = sim.hook(self.agent, step["hook"], payload)
                 if self.agent in DELIVERERS:
-                    _delivered(self.agent, self.replay.repo, not record.get("error"))
+                    settle_delivery(self.agent, self.replay.repo, not record.get("error"))
                 done["failed"] = record.get("error") or ""
                 if record.get("event"):
                     done["events"].append(self.normal(record["event"]))

@@ -233,7 +233,7 @@ class HostSession(faults.Session):
                 payload = self.read(step["payload"])
                 run = self.command(["entire", "hooks", self.agent, step["hook"]], stdin=payload)
                 if self.agent in faults.DELIVERERS:
-                    faults.DELIVERERS[self.agent](self.replay.repo, payload, run.returncode == 0)
+                    faults.settle_delivery(self.agent, self.replay.repo, run.returncode == 0)
             elif "commit" in step:
                 run = self.commit(index)
             elif "resume" in step:
