@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from entire_core import _json
 from entire_core.jsonvalues import integer, obj, objects, text
+from entire_core.offsets import lines_of as lines_of  # the transcript's complete lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,11 +29,6 @@ SUBAGENT_TOOL = "spawn_agent"
 _OPEN, _CLOSE = "<user_input", "</user_input>"
 _PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 """The lines of an ``apply_patch`` patch that name a file."""
-
-
-def lines_of(data: bytes) -> list[bytes]:
-    """The complete lines of ``data``."""
-    return data.split(b"\n")[:-1]
 
 
 def decode(line: bytes) -> dict[str, Any]:
@@ -155,12 +151,10 @@ def subagent_messages(files: list[str], tasks: list[str]) -> list[list[dict[str,
     """The messages of the subagents among ``files`` that ``tasks`` started (their first prompt is the task)."""
     wanted = list(tasks)
     found: list[list[dict[str, Any]]] = []
+    from entire_agent_cline_cli.journal import read
+
     for path in files:
-        try:
-            with open(path, "rb") as f:
-                items = objects(document(f.read()).get("messages"))
-        except OSError:
-            continue
+        items = objects(document(read(path)).get("messages"))
         first = next((m for m in items if m.get("role") == "user"), {})
         task = "".join(_texts(first)).strip()
         if task in wanted:

@@ -66,18 +66,20 @@ class ClineView(views.ViewFormat):
     def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         from entire_core.fitting import fit
 
-        from entire_agent_cline_cli.transcript import decode, lines_of
+        from entire_agent_cline_cli import journal
+        from entire_agent_cline_cli.transcript import lines_of, messages
 
         with open(path, "rb") as f:
             lines = lines_of(f.read(end))
         if not lines:
             return []
-        items = [m for m in (decode(line) for line in lines[1:]) if m]
-        room = max(1, limit - len(lines[0]) - 1)
+        items = messages(lines[1:])
+        head = journal.line({journal.HEADER: journal.header(lines)})[:-1]  # the header lines made one
+        room = max(1, limit - len(head) - 1)
         last = items[-1] if items else None
         kept, _ = fit(items, room, lambda m: len(_dump(m)) + 1, keep=lambda m: m is last or bool(prompt_of(m)),
                       shorten=lambda m: _shrink(m, views.SHRINK_TO), shorten_over=views.SHRINK_TO, orphan=_orphan)  # fmt: skip
-        return [lines[0].removesuffix(b"\r"), *(_dump(m) for m in kept)]
+        return [head, *(_dump(m) for m in kept)]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         try:
@@ -90,9 +92,7 @@ class ClineView(views.ViewFormat):
 
 
 def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(text(p.get("text")) for p in objects(content))
+    return content if isinstance(content, str) else "".join(text(p.get("text")) for p in objects(content))
 
 
 def _protected(message: dict[str, Any], path: tuple[str | int, ...]) -> bool:
