@@ -115,6 +115,26 @@ def test_a_late_turn_end_stops_at_its_own_end(tmp_path: Path, reply: bool) -> No
     assert end["type"] == 3 and s.ids() == [m["id"] for m in s.turn_one] + ["u2", "a2"]
 
 
+def test_a_turn_end_answered_again_after_a_kill_stops_at_its_own_end(tmp_path: Path) -> None:
+    """The turn's end was answered, its state saved, and the call killed before the host had it (the host's
+    30 s kill): the next hook, after Cline wrote the next turn, answers that end again, at the same place."""
+    s = Session(tmp_path)
+    s.hook("TaskStart")
+    killed = {**s.env, "ENTIRE_FAULT_AT": "parse-hook:write.renamed@session-"}
+    payload = HOOKS["TaskComplete"].read_bytes()
+    done = subprocess.run([SCRIPT, "parse-hook", "--hook", "task-complete"], input=payload, capture_output=True,
+                          cwd=s.sandbox.repo, env=killed, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == -9 and s.ids() == [m["id"] for m in s.turn_one]
+    s.write(s.turn_one + turn_two(s.turn_one[-1]["ts"] + 5000))
+    later = json.loads(payload)["timestamp"].replace("21:37:11", "21:37:20")
+    end = s.hook("TaskStart", timestamp=later)
+    assert end["type"] == 3 and s.ids() == [m["id"] for m in s.turn_one]
+    s.run("prepare-transcript", "--session-ref", end["session_ref"])
+    start = s.hook("TaskComplete", timestamp=later.replace(":20.", ":21."), turn={"outputText": NEXT_REPLY})
+    assert start["type"] == 2 and start["prompt"] == NEXT_PROMPT
+    assert s.ids() == [m["id"] for m in s.turn_one]
+
+
 def test_a_new_sessions_start_has_its_prompt_at_once(tmp_path: Path) -> None:
     """Cline writes a turn's messages only after its first model call (and its tools): a new session's
     first prompt is in its manifest from the start, so the start carries it without waiting for them."""
@@ -147,6 +167,26 @@ def test_a_restored_session_has_clines_last_updated_at(tmp_path: Path) -> None:
     data = Path(ref).read_bytes()
     restored = journal.restore(data, str(tmp_path / "restored"), SESSION)
     assert Path(restored).read_bytes() == cline
-    snapshot = b"\n".join(ClineView().snapshot(ref, len(data), 1 << 20)) + b"\n"
+    records = ClineView().snapshot(ref, len(data), 1 << 20)
+    assert records[0] == data.splitlines()[0]  # core's rule: a snapshot starts with the session's first line
+    snapshot = b"\n".join(records) + b"\n"
     again = journal.restore(snapshot, str(tmp_path / "from-snapshot"), SESSION)
     assert Path(again).read_bytes() == cline
+
+
+def test_the_trace_keeps_the_files_a_hook_read_that_no_payload_names(tmp_path: Path) -> None:
+    """A recording (``ENTIRE_PLUGIN_TRACE``) has Cline's messages document and manifest as the plugin read
+    them at the hook (found by the session id, named nowhere), not our own journal, view or state."""
+    import hashlib
+
+    s = Session(tmp_path)
+    trace = tmp_path / "trace.jsonl"
+    s.env["ENTIRE_PLUGIN_TRACE"] = str(trace)
+    s.hook("TaskStart")
+    reads = json.loads(trace.read_text().splitlines()[-1])["reads"]
+    manifest = s.folder / f"{SESSION}.json"
+    assert sorted(reads) == sorted([str(s.messages_file), str(manifest)])
+    for path, (size, digest) in reads.items():
+        data = Path(path).read_bytes()
+        assert [size, digest] == [len(data), hashlib.sha256(data).hexdigest()]
+        assert (tmp_path / "trace.jsonl.files" / digest).read_bytes() == data

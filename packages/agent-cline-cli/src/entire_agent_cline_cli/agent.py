@@ -154,9 +154,9 @@ class ClineCliAgent(
         name = os.path.basename(native)
         if name.startswith("journal-") and name.endswith(".jsonl"):
             session_id = name[len("journal-") : -len(".jsonl")]
-            state = Scratch(self.repo_root, self.name).load(events.KIND, session_id)
-            upto = None if state.get("open", True) else 0
-            journal.sync(paths.messages_file(self.sessions_dir(), session_id), native, upto)
+            messages_file = paths.messages_file(self.sessions_dir(), session_id)
+            turn_open = Scratch(self.repo_root, self.name).load(events.KIND, session_id).get("open", True)
+            journal.sync(messages_file, native, None if turn_open else 0)
 
     # -- transcripts ------------------------------------------------------------------------------------
 

@@ -115,6 +115,8 @@ def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, A
     before its prompt (the first after the ``seen`` prompts of the turns before; Cline writes it after the
     turn's first model call, so the start waits for it, but a new session's is in its manifest at once),
     and ends at its own reply (``_end``), even where Cline has written the next turn by then."""
+    from entire_core.offsets import read_all
+
     from entire_agent_cline_cli import journal, paths
     from entire_agent_cline_cli.transcript import document, prompt_of, reply_of
 
@@ -122,9 +124,9 @@ def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, A
     starting = kind == EventType.TURN_START
     sessions = paths.sessions_dir(agent.env, agent.home())
     messages_file = paths.messages_file(sessions, session)
-    seen = integer(state.get("prompts"))
+    seen = integer(item.setdefault("seen", integer(state.get("prompts"))))  # the same, answered again
     reply = text(item.get("reply")).strip()
-    manifest = document(journal.read(paths.manifest_file(sessions, session))) if starting and not seen else {}
+    manifest = document(read_all(paths.manifest_file(sessions, session))) if starting and not seen else {}
     first_prompt = text(manifest.get("prompt")).strip()
 
     def start(items: list[dict[str, Any]]) -> int:
@@ -139,14 +141,12 @@ def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, A
     data, items = _wait(messages_file, ready)
     ref = journal.path(agent.repo_root, agent.name, session)
     first = start(items)
+    end = first if starting else _end(items, first, reply, text(item.get("time")))
+    journal.sync(messages_file, ref, end, data)
+    state["open"] = starting
     if starting:
-        journal.sync(messages_file, ref, first, data)
-        state["open"] = True
         prompt = prompt_of(items[first]) if first < len(items) else first_prompt
         return Event(kind, session, session_ref=ref, prompt=prompt, timestamp=text(item.get("time")))
-    end = _end(items, first, reply, text(item.get("time")))
-    journal.sync(messages_file, ref, end, data)
-    state["open"] = False
     state["prompts"] = sum(1 for m in items[:end] if prompt_of(m))
     models = [text(obj(m.get("modelInfo")).get("id")) for m in items[:end] if m.get("modelInfo")]
     return Event(
@@ -174,13 +174,13 @@ def _wait(messages_file: str, ready: Any) -> tuple[bytes, list[dict[str, Any]]]:
     import time
 
     from entire_core.jsonvalues import objects
+    from entire_core.offsets import read_all
 
-    from entire_agent_cline_cli.journal import read
     from entire_agent_cline_cli.transcript import document
 
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
-        data = read(messages_file)
+        data = read_all(messages_file)
         items = objects(document(data).get("messages"))
         if ready(items) or time.monotonic() > deadline:
             return data, items

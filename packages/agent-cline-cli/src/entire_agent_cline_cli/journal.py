@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from entire_core.jsonvalues import obj, objects, text
+from entire_core.offsets import read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,23 +38,21 @@ def line(value: object) -> bytes:
     return dumps_state(value).encode("utf-8", "surrogatepass") + b"\n"
 
 
-def read(file: str) -> bytes:
-    """The bytes of ``file``; none where it cannot be read."""
-    try:
-        with open(file, "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
-
-
 def header(lines: list[bytes]) -> dict[str, Any]:
     """The session's header as of the journal's ``lines``: the first line's, with the document's fields
     that later header lines changed (Cline rewrites ``updated_at`` on every write)."""
-    from entire_agent_cline_cli.transcript import decode
+    from entire_core.views import record_of
 
-    heads = [h for h in (obj(decode(raw).get(HEADER)) for raw in lines) if h]
+    heads = [h for h in (obj(record_of(raw).get(HEADER)) for raw in lines) if h]
     fields = {k: v for h in heads for k, v in obj(h.get("document")).items()}
     return {**heads[0], "document": fields} if heads else {}
+
+
+def update(lines: list[bytes], fields: dict[str, Any]) -> list[dict[str, Any]]:
+    """The header line of the document ``fields`` changed since the header of ``lines`` (none if none did)."""
+    was = obj(header(lines).get("document"))
+    changed = {k: v for k, v in fields.items() if k != "messages" and was.get(k) != v}
+    return [{HEADER: {"document": changed}}] if changed else []
 
 
 def sync(messages_file: str, journal: str, upto: int | None = None, data: bytes | None = None) -> int:
@@ -64,18 +63,18 @@ def sync(messages_file: str, journal: str, upto: int | None = None, data: bytes 
 
     from entire_agent_cline_cli.transcript import document, lines_of, messages
 
-    doc = document(read(messages_file) if data is None else data)
+    doc = document(read_all(messages_file) if data is None else data)
     every = objects(doc.get("messages"))
     fields = {k: ([] if k == "messages" else v) for k, v in doc.items()}
     with locks.exclusive(journal + ".lock"):
-        data = read(journal)
+        data = read_all(journal)
         whole = data[: data.rfind(b"\n") + 1]  # a line torn by a kill is written again
         if not whole:
             if not doc:
                 return 0
             manifest_path = os.path.join(os.path.dirname(messages_file), text(doc.get("sessionId")) + ".json")
             found = every[:upto]
-            first = {HEADER: {"document": fields, "manifest": document(read(manifest_path))}}
+            first = {HEADER: {"document": fields, "manifest": document(read_all(manifest_path))}}
             fsutil.atomic_write(journal, line(first) + b"".join(line(m) for m in found), durable=False)
             return len(found)
         lines = lines_of(whole)
@@ -84,9 +83,7 @@ def sync(messages_file: str, journal: str, upto: int | None = None, data: bytes 
         rest = [(i, m) for i, m in enumerate(every)
                 if (text(m.get("id")) not in ids if m.get("id") else i >= len(known))]  # fmt: skip
         new = [m for i, m in rest if upto is None or i < upto]
-        was = obj(header(lines).get("document"))
-        changed = {k: v for k, v in fields.items() if k != "messages" and was.get(k) != v}
-        tail = [{HEADER: {"document": changed}}] if changed and len(new) == len(rest) else []
+        tail = update(lines, fields) if len(new) == len(rest) else []
         if len(whole) != len(data):
             with open(journal, "r+b") as f:
                 f.truncate(len(whole))
