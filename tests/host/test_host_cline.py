@@ -31,8 +31,16 @@ TURN_START_LATE = (
 )
 HEADER_PAST_THE_BUDGET = (
     "by design: Cline's session header (its system prompt, 5.6 KB) alone is past the smallest view budget "
-    "(4096 bytes), so the view re-bases at its first line and every turn's prompt and reply are in the "
-    "snapshot, not in lines from compact_transcript_start"
+    "(4096 bytes), so the view re-bases at every turn's start from the second on, and session B's earlier "
+    "turns, committed only at its end, are in the snapshot, not in lines from compact_transcript_start"
+)
+
+LATE_END_BACKFILL = (
+    "ours and the host's (entire_agent_cline_cli.events, v0.10.3 lifecycle.go line 807): the killed call "
+    "leaves A2's TurnEnd to A3's TaskResume, after the user's commit condensed A2 as a turn still open (its "
+    "checkpoint exact) and cleared prompt.txt; the late TurnEnd backfills prompt.txt from the transcript from "
+    "A2's start, which now holds A2's prompt (a turn starts before its prompt, as B1 needs), so A3's "
+    "checkpoint lists A2's prompt before its own"
 )
 
 KILL = Kill("A2", "parse-hook --hook task-complete:write.renamed@session-")
@@ -44,6 +52,7 @@ A3's TaskResume delivers A2's TurnEnd again (the queue kept it), and the subagen
 outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget, test_killed = host_tests(
     "cline", "cline-cli", run_cline, LABELS, kill=KILL,
     known={("files", "A2"): TURN_START_LATE},
-    small_view_known={**{(label, "transcript"): HEADER_PAST_THE_BUDGET for label in ("A2", "A3", "B-end")},
-                      ("list_and_explain",): HEADER_PAST_THE_BUDGET, ("resumed_agent",): checks.RESUME_REBASED},
+    small_view_known={("B-end", "transcript"): HEADER_PAST_THE_BUDGET, ("list_and_explain",): HEADER_PAST_THE_BUDGET,
+                      ("resume",): checks.RESUME_REBASED},
+    killed_known={("A3", "prompt"): LATE_END_BACKFILL},
 )  # fmt: skip
