@@ -157,15 +157,18 @@ def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, A
 def _end(items: list[dict[str, Any]], first: int, reply: str, stamp: str) -> int:
     """Where the turn whose prompt is ``items[first]`` ends: after its ``reply``, else before the next
     prompt or the first message written after ``stamp`` (its end's time)."""
-    import calendar
     import time
 
     from entire_agent_cline_cli.transcript import prompt_of, reply_of
 
+    def at(
+        ms: int,
+    ) -> str:  # a message's time (``ts``, ms since the epoch) as the payload's, which compares as text
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
     later = range(first + 1, len(items))
-    ms = calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")) * 1000 + int(stamp[20:23])
     return next((i + 1 for i in later if reply and reply_of(items[i]) == reply), 0) or next(
-        (i for i in later if prompt_of(items[i]) or integer(items[i].get("ts")) > ms), len(items)
+        (i for i in later if prompt_of(items[i]) or at(integer(items[i].get("ts"))) > stamp), len(items)
     )
 
 
