@@ -52,6 +52,8 @@ ANSWERS = {
 SHELL_FIRST_COMMIT = "git add first.txt && git commit -q -m 'agent: first.txt'"
 SUBTASK = "Write sub.txt task: create sub.txt containing sub"
 """The Cline subagent's task (Qwen's is ``openai_api.SUBTASK``, the same words)."""
+
+
 class Tools(NamedTuple):
     """One agent's tool calls for the scripts' moves."""
 
