@@ -52,13 +52,6 @@ ANSWERS = {
 SHELL_FIRST_COMMIT = "git add first.txt && git commit -q -m 'agent: first.txt'"
 SUBTASK = "Write sub.txt task: create sub.txt containing sub"
 """The Cline subagent's task (Qwen's is ``openai_api.SUBTASK``, the same words)."""
-CLINE_CALL_SECONDS = 1.5
-"""How long a Cline call takes to answer, as a real model's does. Cline writes a turn's messages only once
-its first call has answered, and its TaskStart and TaskResume hooks, run detached, wait for the prompt
-there (``entire_agent_cline_cli.events``): the host hears of the turn then. A model that answers at once
-runs its next tool (a ``git commit``) before the host knows the turn has begun (that commit then has no
-checkpoint), and writes the next turn's prompt before a late TurnEnd of the turn before is answered (which
-then takes the next turn's start with it): the plugin's README, known limits."""
 
 
 class Tools(NamedTuple):
@@ -100,10 +93,6 @@ def cline_tools() -> Tools:
 def host_step(body: dict[str, Any], workdir: str, prompt: str, results: int) -> Move:
     """The host scenarios' next move, else the end-to-end test's (Qwen's) or a short text (Cline's)."""
     cline = "editor" in tool_names(body)
-    if cline:
-        import time
-
-        time.sleep(CLINE_CALL_SECONDS)
     tools = cline_tools() if cline else qwen_tools(body)
     write, read = tools.write, lambda name: tools.read(f"{workdir}/{name}")
     late = "written after the agent's commit\n"

@@ -11,7 +11,9 @@ each scenario's git-refs run is then written there:
   sha256 of the agent's own session file and of the view answered). A hook call and a
   ``calculate-total-tokens`` call also have ``side_files``, the files a plugin reads besides those
   (Aider's analytics log, whence its exact token counts), as the calling ``entire`` process found them
-  at its start (``harness.World``'s ``side_files``), where the scenario names any;
+  at its start (``harness.World``'s ``side_files``), where the scenario names any, and the agent's
+  files the process's calls read that no hook names (Cline's messages document, found by its session id:
+  ``reads``, noted by the plugin's trace), as the process first read each;
 - ``commits``: every commit of the scenario with its checkpoint's stored fields: ``prompt.txt``,
   ``files_touched``, ``token_usage``, the two transcript starts, and ``full.jsonl`` and
   ``transcript.jsonl`` as size, line count and sha256; ``transcript_scope``, the prompts and replies
@@ -69,6 +71,24 @@ def _side_files(states: list[dict[str, Any]], call: dict[str, Any]) -> dict[str,
     return found
 
 
+def _process_reads(calls: list[dict[str, Any]]) -> list[dict[str, list[Any]]]:
+    """For each call, the agent's files its ``entire`` process read besides the files hooks name
+    (``reads``, ``entire_core.trace.note_reads``): each as the process's first call to read it found it.
+    A process is a ``host_pid``'s calls from its discovery (``info``) on, as ``test_host_replay`` tells."""
+    by_process: list[dict[str, list[Any]]] = []
+    current: dict[Any, dict[str, list[Any]]] = {}
+    previous: dict[Any, str] = {}
+    for call in calls:
+        pid = call.get("host_pid")
+        if pid not in current or (call["subcommand"] == "info" and previous.get(pid) != "info"):
+            current[pid] = {}
+        previous[pid] = call["subcommand"]
+        for path, state in call.get("reads", {}).items():
+            current[pid].setdefault(path, state)
+        by_process.append(current[pid])
+    return by_process
+
+
 def _bytes(data: bytes) -> dict[str, Any]:
     return {"size": len(data), "lines": line_count(data), "sha256": sha256(data)}
 
@@ -106,7 +126,8 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes], dict[
     calls: list[dict[str, Any]] = []
     seen_at: dict[str, list[str]] = {}  # each named or side file: its sha256 at each call noting it
     side_states = world.side_states()
-    for call in world.trace_calls():
+    traced = world.trace_calls()
+    for call, reads in zip(traced, _process_reads(traced), strict=True):
         entry = {k: call[k] for k in ("agent", "subcommand", "args", "stdin_sha256", "stdin_len", "code")}
         if "host_pid" in call:  # the calling host process: tells concurrent hooks' calls apart
             entry["host_pid"] = call["host_pid"]
@@ -117,7 +138,8 @@ def recording(outcome: Outcome) -> tuple[dict[str, Any], dict[str, bytes], dict[
             if key in call and not (key == "answer" and call["subcommand"] in DISCOVERY):
                 entry[key] = call[key]
         if call["subcommand"] in SIDE_FILES_AT:
-            side = _side_files(side_states, call)
+            side = {**_side_files(side_states, call),
+                    **{p: r for p, r in reads.items() if p not in call.get("files", {})}}  # fmt: skip
             if side:
                 entry["side_files"] = side
         for path, (_size, digest) in [*call.get("files", {}).items(), *entry.get("side_files", {}).items()]:

@@ -29,24 +29,18 @@ TURN_START_LATE = (
     "files_touched; in the killed run the turn has no TurnEnd at the user's commit, and the mid-turn "
     "condensation takes the transcript's files alone (second.txt)"
 )
-PROMPT_BEFORE_THE_TURN = (
-    "ours (entire_agent_cline_cli.events): a TurnStart brings the view up to and with "
-    "its prompt (`upto = ... + 1`), so the turn's start position is past its prompt. B1's prompt.txt is "
-    "cleared once Cline's own commit condensed all the turn's files (manual_commit_hooks.go line 1423); at "
-    "B1's TurnEnd the host backfills it from the transcript from the turn's start (lifecycle.go line 807), "
-    "where the prompt is not: B-end's prompt.txt lacks B1's prompt (Codex's and Qwen's views start a turn "
-    "before its prompt, and keep it)"
-)
-UPDATED_AT = (
-    "ours (entire_agent_cline_cli.journal): the journal keeps the document's fields (updated_at) as the "
-    "session's first hook saw them, its header never rewritten; Cline rewrites updated_at after the last "
-    "hook of the TUI, so the restored messages file differs from Cline's in updated_at alone (every "
-    "message byte for byte)"
-)
 HEADER_PAST_THE_BUDGET = (
     "by design: Cline's session header (its system prompt, 5.6 KB) alone is past the smallest view budget "
-    "(4096 bytes), so the view re-bases at its first line and every turn's prompt and reply are in the "
-    "snapshot, not in lines from compact_transcript_start"
+    "(4096 bytes), so the view re-bases at every turn's start from the second on, and session B's earlier "
+    "turns, committed only at its end, are in the snapshot, not in lines from compact_transcript_start"
+)
+
+LATE_END_BACKFILL = (
+    "ours and the host's (entire_agent_cline_cli.events, v0.10.3 lifecycle.go line 807): the killed call "
+    "leaves A2's TurnEnd to A3's TaskResume, after the user's commit condensed A2 as a turn still open (its "
+    "checkpoint exact) and cleared prompt.txt; the late TurnEnd backfills prompt.txt from the transcript from "
+    "A2's start, which now holds A2's prompt (a turn starts before its prompt, as B1 needs), so A3's "
+    "checkpoint lists A2's prompt before its own"
 )
 
 KILL = Kill("A2", "parse-hook --hook task-complete:write.renamed@session-")
@@ -57,8 +51,8 @@ A3's TaskResume delivers A2's TurnEnd again (the queue kept it), and the subagen
 
 outcome, test_checkpoint, test_run, test_views_re_base_at_the_smallest_budget, test_killed = host_tests(
     "cline", "cline-cli", run_cline, LABELS, kill=KILL,
-    known={("files", "A2"): TURN_START_LATE, ("prompt", "B-end"): PROMPT_BEFORE_THE_TURN},
-    run_known={"resume": UPDATED_AT},
-    small_view_known={**{(label, "transcript"): HEADER_PAST_THE_BUDGET for label in (*LABELS,)},
-                      ("list_and_explain",): HEADER_PAST_THE_BUDGET, ("resumed_agent",): checks.RESUME_REBASED},
+    known={("files", "A2"): TURN_START_LATE},
+    small_view_known={("B-end", "transcript"): HEADER_PAST_THE_BUDGET, ("list_and_explain",): HEADER_PAST_THE_BUDGET,
+                      ("resume",): checks.RESUME_REBASED},
+    killed_known={("A3", "prompt"): LATE_END_BACKFILL},
 )  # fmt: skip

@@ -59,8 +59,8 @@ def test_the_wrapped_lines_are_what_the_hosts_compactor_reads() -> None:
     assert wrapped[1]["message"]["content"] == [{"type": "text", "text": "write hello please"}]
     assert wrapped[2]["message"]["usage"]["input_tokens"] == 60
     assert wrapped[3]["message"]["content"][0]["type"] == "tool_result"
-    assert [transcript.decode(views.wrap(fmt, line)) for line in lines] == [
-        transcript.decode(line) for line in lines
+    assert [views.record_of(views.wrap(fmt, line)) for line in lines] == [
+        views.record_of(line) for line in lines
     ]
 
 

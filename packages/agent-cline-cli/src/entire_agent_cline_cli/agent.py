@@ -13,10 +13,10 @@ from entire_core.agent import (
     Command,
     HookResponseWriter,
     HookSupport,
+    LineTranscript,
     SubagentAwareExtractor,
     TextGenerator,
     TokenCalculator,
-    TranscriptAnalyzer,
     TranscriptPreparer,
 )
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 class ClineCliAgent(
     HookSupport,
-    TranscriptAnalyzer,
+    LineTranscript,
     TokenCalculator,
     SubagentAwareExtractor,
     TranscriptPreparer,
@@ -51,6 +51,7 @@ class ClineCliAgent(
     type = "Cline CLI"
     description = "Cline CLI (external plugin)"
     version = __version__
+    transcript_module = "entire_agent_cline_cli.transcript"
     protected_dirs = (".cline",)
     session_file_suffix = ".jsonl"
     hook_names = tuple(NATIVE_EVENTS)
@@ -140,30 +141,24 @@ class ClineCliAgent(
         return events.parse(self, hook, payload)
 
     def prepare_transcript(self, session_ref: str) -> None:
-        """Bring the session's journal up to Cline's messages (the view follows it when it is read)."""
+        """Bring the session's journal up to Cline's messages (the view follows it) while a turn is open;
+        after a turn's end, only its header's fields: nothing of the next turn before its start (``events``)."""
         import os
 
         from entire_core import views
+        from entire_core.scratch import Scratch
 
-        from entire_agent_cline_cli import journal, paths
+        from entire_agent_cline_cli import events, journal, paths
 
         native = views.native_of(self, session_ref)
         name = os.path.basename(native)
         if name.startswith("journal-") and name.endswith(".jsonl"):
             session_id = name[len("journal-") : -len(".jsonl")]
-            journal.sync(paths.messages_file(self.sessions_dir(), session_id), native)
+            messages_file = paths.messages_file(self.sessions_dir(), session_id)
+            turn_open = Scratch(self.repo_root, self.name).load(events.KIND, session_id).get("open", True)
+            journal.sync(messages_file, native, None if turn_open else 0)
 
     # -- transcripts ------------------------------------------------------------------------------------
-
-    def _data(self, path: str) -> bytes:
-        from entire_core.offsets import read_all
-
-        return read_all(path)
-
-    def _scope(self, path: str, offset: int) -> list[dict[str, Any]]:
-        from entire_agent_cline_cli import transcript
-
-        return transcript.scope(self._data(path), offset)
 
     def _subagents(self, items: list[dict[str, Any]], native: str) -> list[list[dict[str, Any]]]:
         """The messages of the subagents ``items`` started, from the session folder behind ``native``."""
@@ -189,30 +184,14 @@ class ClineCliAgent(
             files += transcript.modified_files(sub)
         return repo_files(files, self.repo_root)
 
-    def get_transcript_position(self, path: str) -> int:
-        from entire_agent_cline_cli.transcript import lines_of
-
-        return len(lines_of(self._data(path)))
-
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
         from entire_core.views import native_of
 
         from entire_agent_cline_cli import transcript
 
         data = self._data(path)
-        return self._files(transcript.scope(data, offset), native_of(self, path)), len(
-            transcript.lines_of(data)
-        )
-
-    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
-        from entire_agent_cline_cli import transcript
-
-        return transcript.prompts(self._scope(session_ref, offset))
-
-    def extract_summary(self, session_ref: str) -> str | None:
-        from entire_agent_cline_cli import transcript
-
-        return transcript.summary(self._scope(session_ref, 0)) or None
+        items = transcript.scope(data, offset)
+        return self._files(items, native_of(self, path)), len(transcript.lines_of(data))
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         from entire_agent_cline_cli import transcript as cline

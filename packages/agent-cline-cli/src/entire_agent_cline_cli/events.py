@@ -20,10 +20,8 @@ no ``SessionStart`` is sent (the host starts a session at its first turn), and C
 session end.
 A subagent's hooks (``parent_agent_id`` set) queue nothing of their own: they only deliver the queue.
 The session is ``sessionContext.rootSessionId`` (the parent's inside a subagent); the payload names no
-file, so the transcript is the session's journal (``journal``), brought up to date from Cline's
-messages when the event is answered: a turn's prompt is the first prompt after the last turn's
-(waited for, as Cline may write its messages after the hook), a turn's end waits until the reply the
-payload carries (``turn.outputText``) is written.
+file and no prompt, so the transcript is the session's journal (``journal``), brought up to exactly the
+event's place in Cline's messages as it is answered (``_answer``), however late that is.
 """
 
 from __future__ import annotations
@@ -113,56 +111,82 @@ def _note(state: dict[str, Any], queue: Any, hook: str, stamp: str, reply: str) 
 
 
 def _answer(agent: Agent, session: str, item: dict[str, Any], state: dict[str, Any]) -> Event:
-    """The event of a queued ``item``, with the journal brought up to date for it."""
+    """The event of a queued ``item``, the journal brought up to exactly its place: a turn starts just
+    before its prompt (the first after the ``seen`` prompts of the turns before; Cline writes it after the
+    turn's first model call, so the start waits for it, but a new session's is in its manifest at once),
+    and ends at its own reply (``_end``), even where Cline has written the next turn by then."""
+    from entire_core.offsets import read_all
+
     from entire_agent_cline_cli import journal, paths
-    from entire_agent_cline_cli.transcript import prompt_of, prompts, reply_of
+    from entire_agent_cline_cli.transcript import document, prompt_of, reply_of
 
     kind = integer(item.get("type"))
-    messages_file = paths.messages_file(paths.sessions_dir(agent.env, agent.home()), session)
-    seen = integer(state.get("prompts"))
-    reply = text(item.get("reply"))
+    starting = kind == EventType.TURN_START
+    sessions = paths.sessions_dir(agent.env, agent.home())
+    messages_file = paths.messages_file(sessions, session)
+    seen = integer(item.setdefault("seen", integer(state.get("prompts"))))  # the same, answered again
+    reply = text(item.get("reply")).strip()
+    manifest = document(read_all(paths.manifest_file(sessions, session))) if starting and not seen else {}
+    first_prompt = text(manifest.get("prompt")).strip()
+
+    def start(items: list[dict[str, Any]]) -> int:
+        said = [i for i, m in enumerate(items) if prompt_of(m)]
+        return said[seen] if len(said) > seen else len(items)
 
     def ready(items: list[dict[str, Any]]) -> bool:
-        if kind == EventType.TURN_START:
-            return len(prompts(items)) > seen
-        if kind == EventType.TURN_END and reply:
-            return bool(items) and reply_of(items[-1]) == reply.strip()
-        return True
+        if starting:
+            return start(items) < len(items) or bool(first_prompt and not any(map(prompt_of, items)))
+        return not reply or any(reply_of(m) == reply for m in items[start(items) :])
 
-    items = _wait(messages_file, ready)
+    data, items = _wait(messages_file, ready)
     ref = journal.path(agent.repo_root, agent.name, session)
-    said = prompts(items)
-    upto = None
-    if kind == EventType.TURN_START and len(said) > seen:  # the turn starts at its prompt: no further
-        upto = [i for i, m in enumerate(items) if prompt_of(m)][seen] + 1
-    journal.sync(messages_file, ref, upto)
-    prompt = said[seen] if kind == EventType.TURN_START and len(said) > seen else ""
-    model = ""
-    if kind == EventType.TURN_END:
-        state["prompts"] = len(said)
-        model = next(
-            (text(obj(m.get("modelInfo")).get("id")) for m in reversed(items) if m.get("modelInfo")), ""
-        )
-    return Event(kind, session, session_ref=ref, prompt=prompt, model=model, timestamp=text(item.get("time")))
+    first = start(items)
+    end = first if starting else _end(items, first, reply, text(item.get("time")))
+    journal.sync(messages_file, ref, end, data)
+    state["open"] = starting
+    if starting:
+        prompt = prompt_of(items[first]) if first < len(items) else first_prompt
+        return Event(kind, session, session_ref=ref, prompt=prompt, timestamp=text(item.get("time")))
+    state["prompts"] = sum(1 for m in items[:end] if prompt_of(m))
+    models = [text(obj(m.get("modelInfo")).get("id")) for m in items[:end] if m.get("modelInfo")]
+    return Event(
+        kind, session, session_ref=ref, model=models[-1] if models else "", timestamp=text(item.get("time"))
+    )
 
 
-def _wait(messages_file: str, ready: Any) -> list[dict[str, Any]]:
-    """The messages of ``messages_file`` once ``ready(messages)``, or as they are after ``WAIT_SECONDS``."""
+def _end(items: list[dict[str, Any]], first: int, reply: str, stamp: str) -> int:
+    """Where the turn whose prompt is ``items[first]`` ends: after its ``reply``, else before the next
+    prompt or the first message written after ``stamp`` (its end's time)."""
+    import time
+
+    from entire_agent_cline_cli.transcript import prompt_of, reply_of
+
+    def at(
+        ms: int,
+    ) -> str:  # a message's time (``ts``, ms since the epoch) as the payload's, which compares as text
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+    later = range(first + 1, len(items))
+    return next((i + 1 for i in later if reply and reply_of(items[i]) == reply), 0) or next(
+        (i for i in later if prompt_of(items[i]) or at(integer(items[i].get("ts"))) > stamp), len(items)
+    )
+
+
+def _wait(messages_file: str, ready: Any) -> tuple[bytes, list[dict[str, Any]]]:
+    """The bytes and messages of ``messages_file`` once ``ready(messages)``, or after ``WAIT_SECONDS``."""
     import time
 
     from entire_core.jsonvalues import objects
+    from entire_core.offsets import read_all
 
     from entire_agent_cline_cli.transcript import document
 
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
-        try:
-            with open(messages_file, "rb") as f:
-                items = objects(document(f.read()).get("messages"))
-        except OSError:
-            items = []
+        data = read_all(messages_file)
+        items = objects(document(data).get("messages"))
         if ready(items) or time.monotonic() > deadline:
-            return items
+            return data, items
         time.sleep(0.05)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from entire_core import _json
 from entire_core.jsonvalues import integer, obj, objects, text
+from entire_core.offsets import lines_of as lines_of  # the transcript's complete lines
+from entire_core.views import record_of  # a line's message (or header); a view line's, unwrapped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,21 +32,9 @@ _PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** 
 """The lines of an ``apply_patch`` patch that name a file."""
 
 
-def lines_of(data: bytes) -> list[bytes]:
-    """The complete lines of ``data``."""
-    return data.split(b"\n")[:-1]
-
-
-def decode(line: bytes) -> dict[str, Any]:
-    """One line's message (or header), ``{}`` for none: a view line is read as the line it carries."""
-    from entire_core.views import record_of
-
-    return record_of(line)
-
-
 def messages(lines: Iterable[bytes]) -> list[dict[str, Any]]:
     """The messages on ``lines``, in order (the header and blank lines left out)."""
-    return [m for m in (decode(line) for line in lines) if isinstance(m.get("role"), str)]
+    return [m for m in (record_of(line) for line in lines) if isinstance(m.get("role"), str)]
 
 
 def scope(data: bytes, offset: int) -> list[dict[str, Any]]:
@@ -155,12 +145,10 @@ def subagent_messages(files: list[str], tasks: list[str]) -> list[list[dict[str,
     """The messages of the subagents among ``files`` that ``tasks`` started (their first prompt is the task)."""
     wanted = list(tasks)
     found: list[list[dict[str, Any]]] = []
+    from entire_core.offsets import read_all
+
     for path in files:
-        try:
-            with open(path, "rb") as f:
-                items = objects(document(f.read()).get("messages"))
-        except OSError:
-            continue
+        items = objects(document(read_all(path)).get("messages"))
         first = next((m for m in items if m.get("role") == "user"), {})
         task = "".join(_texts(first)).strip()
         if task in wanted:

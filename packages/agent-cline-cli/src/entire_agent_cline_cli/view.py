@@ -4,7 +4,7 @@ The view follows the session's journal (``journal``): one view line per journal 
 are lines of both. The host's compactor cannot read Cline's messages, so the view is *wrapped*: a
 prompt is a ``user`` line with its text, an assistant message an ``assistant`` line with its text and
 ``tool_use`` blocks (``message.usage``: the call's tokens), a tool result a ``user`` line of
-``tool_result`` blocks, the header a ``native`` line. Our parsers unwrap (``transcript.decode``).
+``tool_result`` blocks, the header a ``native`` line. Our parsers unwrap (``views.record_of``).
 
 The snapshot of a re-based view is the journal's header, then its messages from the last that fit
 (``entire_core.fitting``): tool outputs are cut first, then the oldest messages go, but never the
@@ -66,18 +66,24 @@ class ClineView(views.ViewFormat):
     def snapshot(self, path: str, end: int, limit: int) -> list[bytes]:
         from entire_core.fitting import fit
 
-        from entire_agent_cline_cli.transcript import decode, lines_of
+        from entire_agent_cline_cli import journal
+        from entire_agent_cline_cli.transcript import lines_of, messages
 
         with open(path, "rb") as f:
             lines = lines_of(f.read(end))
         if not lines:
             return []
-        items = [m for m in (decode(line) for line in lines[1:]) if m]
-        room = max(1, limit - len(lines[0]) - 1)
+        items = messages(lines[1:])
+        fields = obj(journal.header(lines).get("document"))  # the first line, then what changed since
+        head = [
+            lines[0].removesuffix(b"\r"),
+            *(journal.line(u)[:-1] for u in journal.update(lines[:1], fields)),
+        ]
+        room = max(1, limit - sum(len(h) + 1 for h in head))
         last = items[-1] if items else None
         kept, _ = fit(items, room, lambda m: len(_dump(m)) + 1, keep=lambda m: m is last or bool(prompt_of(m)),
                       shorten=lambda m: _shrink(m, views.SHRINK_TO), shorten_over=views.SHRINK_TO, orphan=_orphan)  # fmt: skip
-        return [lines[0].removesuffix(b"\r"), *(_dump(m) for m in kept)]
+        return [*head, *(_dump(m) for m in kept)]
 
     def shorten(self, record: bytes, limit: int) -> bytes | None:
         try:
@@ -90,9 +96,7 @@ class ClineView(views.ViewFormat):
 
 
 def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(text(p.get("text")) for p in objects(content))
+    return content if isinstance(content, str) else "".join(text(p.get("text")) for p in objects(content))
 
 
 def _protected(message: dict[str, Any], path: tuple[str | int, ...]) -> bool:

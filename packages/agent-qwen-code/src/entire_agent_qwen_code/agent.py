@@ -13,10 +13,10 @@ from entire_core.agent import (
     Command,
     HookResponseWriter,
     HookSupport,
+    LineTranscript,
     SubagentAwareExtractor,
     TextGenerator,
     TokenCalculator,
-    TranscriptAnalyzer,
     TranscriptCompactor,
     TranscriptPreparer,
 )
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 class QwenCodeAgent(
     HookSupport,
-    TranscriptAnalyzer,
+    LineTranscript,
     TokenCalculator,
     TranscriptCompactor,
     TextGenerator,
@@ -52,6 +52,7 @@ class QwenCodeAgent(
     type = "Qwen Code"
     description = "Qwen Code (external plugin)"
     version = __version__
+    transcript_module = "entire_agent_qwen_code.transcript"
     protected_dirs = (".qwen",)
     caller_env_vars = ("QWEN_CODE",)  # Qwen sets QWEN_CODE=1 for the shell commands it runs
     session_file_suffix = ".jsonl"
@@ -150,16 +151,6 @@ class QwenCodeAgent(
 
     # -- transcripts ------------------------------------------------------------------------------------
 
-    def _data(self, path: str) -> bytes:
-        from entire_core.offsets import read_all
-
-        return read_all(path)
-
-    def _scope(self, path: str, offset: int) -> list[dict[str, Any]]:
-        from entire_agent_qwen_code import transcript
-
-        return transcript.scope(self._data(path), offset)
-
     def _files(self, items: list[dict[str, Any]], subagents_dir: str) -> list[str]:
         """Files written by the records and by the subagents they started, repo-relative, once each."""
         from entire_core.paths import repo_files
@@ -185,11 +176,6 @@ class QwenCodeAgent(
             return paths.subagents_dir(parent + ".jsonl")
         return subagents_dir or (paths.subagents_dir(chat) if chat else "")
 
-    def get_transcript_position(self, path: str) -> int:
-        from entire_agent_qwen_code.transcript import lines_of
-
-        return len(lines_of(self._data(path)))
-
     def extract_modified_files(self, path: str, offset: int) -> tuple[list[str], int]:
         from entire_core.views import native_of
 
@@ -200,16 +186,6 @@ class QwenCodeAgent(
         return self._files(items, self._subagents_dir("", native_of(self, path))), len(
             transcript.lines_of(data)
         )
-
-    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
-        from entire_agent_qwen_code import transcript
-
-        return transcript.prompts(self._scope(session_ref, offset))
-
-    def extract_summary(self, session_ref: str) -> str | None:
-        from entire_agent_qwen_code import transcript
-
-        return transcript.summary(self._scope(session_ref, 0)) or None
 
     def calculate_tokens(self, transcript: bytes, offset: int) -> TokenUsage:
         from entire_agent_qwen_code import transcript as chats

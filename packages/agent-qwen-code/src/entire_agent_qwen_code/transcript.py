@@ -12,6 +12,7 @@ the offset.
 from __future__ import annotations
 
 from entire_core.jsonvalues import obj, text
+from entire_core.offsets import lines_of as lines_of  # the transcript's complete lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,11 +26,6 @@ WRITING_TOOLS = frozenset(["write_file", "edit", "notebook_edit", "replace"])
 SUBAGENT_TOOLS = frozenset(["agent", "task"])
 """The tool that runs a subagent (``task`` in older builds)."""
 PATH_ARGS = ("file_path", "notebook_path", "absolute_path", "path")
-
-
-def lines_of(data: bytes) -> list[bytes]:
-    """The complete lines of ``data`` (a last line without its newline is still being written)."""
-    return data.split(b"\n")[:-1]
 
 
 def decode(line: bytes) -> dict[str, Any]:

@@ -334,6 +334,37 @@ class TranscriptAnalyzer:
         raise NotImplementedError
 
 
+class LineTranscript(TranscriptAnalyzer):
+    """``TranscriptAnalyzer``'s reading half for a transcript read by lines: positions are line counts, and
+    ``transcript_module`` (imported when first needed) reads the records, with ``lines_of(data)``,
+    ``scope(data, offset)`` (the records from line ``offset`` on), ``prompts(records)`` and
+    ``summary(records)``. The agent still writes ``extract_modified_files``."""
+
+    transcript_module: ClassVar[str] = ""
+
+    def _transcript(self) -> Any:
+        import importlib
+
+        return importlib.import_module(self.transcript_module)
+
+    def _data(self, path: str) -> bytes:
+        from entire_core.offsets import read_all
+
+        return read_all(path)
+
+    def _scope(self, path: str, offset: int) -> list[dict[str, Any]]:
+        return self._transcript().scope(self._data(path), offset)
+
+    def get_transcript_position(self, path: str) -> int:
+        return len(self._transcript().lines_of(self._data(path)))
+
+    def extract_prompts(self, session_ref: str, offset: int) -> list[str]:
+        return self._transcript().prompts(self._scope(session_ref, offset))
+
+    def extract_summary(self, session_ref: str) -> str | None:
+        return self._transcript().summary(self._scope(session_ref, 0)) or None
+
+
 class TranscriptPreparer:
     """Capability ``transcript_preparer``: make sure the transcript file is complete before it is read."""
 

@@ -295,8 +295,9 @@ def _run_protocol(agent_cls: type[Agent], name: str, spec: Spec, args: list[str]
         from entire_core import trace
 
         seen: dict[str, bytes] = {}
+        reads = trace.note_reads(os.environ["ENTIRE_PLUGIN_TRACE"] + ".files")
         code = _answer(agent_cls, name, spec, args, answer, seen)
-        trace.write(agent_cls.name, name, args, seen, code)
+        trace.write(agent_cls.name, name, args, seen, code, reads)
         return code
 
 

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 _BLOCK = 1 << 20
 
 
+def lines_of(data: bytes) -> list[bytes]:
+    """The complete lines of ``data`` (a last line without its newline is still being written)."""
+    return data.split(b"\n")[:-1]
+
+
 def complete_end(path: str, before: int | None = None) -> int:
     """The offset just after the last complete line of ``path`` (of its first ``before`` bytes); 0 for a missing file.
 
