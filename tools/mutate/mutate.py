@@ -67,6 +67,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "views.header": ("test_views_model.py", "test_views_lead.py", "test_views.py"),
     "views.rebase": ("test_views_model.py", "test_views_v2.py", "test_views_lead.py", "test_views.py"),
     "views.follow": (
+        "test_views_follow.py",
         "test_views_model.py",
         "test_views_parts.py",
         "test_views_lead.py",
