@@ -67,6 +67,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "views.header": ("test_views_model.py", "test_views_lead.py", "test_views.py"),
     "views.rebase": ("test_views_model.py", "test_views_v2.py", "test_views_lead.py", "test_views.py"),
     "views.follow": (
+        "test_views_follow.py",
         "test_views_model.py",
         "test_views_parts.py",
         "test_views_lead.py",
@@ -574,15 +575,23 @@ def main(argv: list[str] | None = None) -> int:
                     print(mutant)
         return 0
     equivalents = load_equivalents(EQUIVALENTS)
+    only = survivors_in(args.retry) if args.retry is not None else None
     with tempfile.TemporaryDirectory(prefix="entire-mutate-") as scratch:
         workspaces = [Workspace(Path(scratch) / f"job-{n}", PACKAGE) for n in range(max(1, args.jobs))]
         try:
             outcomes = [
-                mutate_module(m, [TESTS / t for t in MODULES[m]], workspaces, PACKAGE) for m in chosen
+                mutate_module(
+                    m, [TESTS / t for t in MODULES[m]], workspaces, PACKAGE, within=args.within, only=only
+                )
+                for m in chosen
             ]
         finally:
             for space in workspaces:
                 space.close()
+    if only is not None:  # no score: which of those mutants still survive, and which listed ones no longer do
+        retried = {m.key for outcome in outcomes for m in outcome.mutants}
+        equivalents = {key: reason for key, reason in equivalents.items() if key in retried}
+        return report(outcomes, equivalents, 0.0, args.within)
     return report(outcomes, equivalents, args.min, args.within)
 
 

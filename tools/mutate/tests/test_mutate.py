@@ -157,3 +157,42 @@ def test_a_run_counts_killed_and_surviving_mutants_and_stops_one_that_loops(
     assert survived == {("x > 10", "x > 9"), ("x > 10", "x >= 10"), ("i = 0", "i = 1")}
     assert len(outcome.mutants) == 12
     assert (package / "mod.py").read_text() == TINY  # the package itself is never written
+
+
+def test_within_and_retry_run_only_the_mutants_they_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    package = tmp_path / "src" / "tiny"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text(TINY)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_tiny.py").write_text(TINY_TESTS)
+    monkeypatch.setenv("REAL_CHECKOUT", str(Path(__file__).resolve().parents[3]))
+    monkeypatch.setattr(mutate, "PACKAGE", package)
+    monkeypatch.setattr(mutate, "TESTS", tmp_path / "tests")
+    monkeypatch.setattr(mutate, "MODULES", {"mod": ("test_tiny.py",)})
+    monkeypatch.setattr(mutate, "EQUIVALENTS", tmp_path / "equivalent.toml")
+    ran: list[int] = []
+    run = mutate.Workspace.run
+
+    def counted(self: object, package: Path, mutant: object, *args: object, **kwargs: object) -> object:
+        ran.append(-1 if mutant is None else mutant.index)  # pyright: ignore[reportAttributeAccessIssue]
+        return run(self, package, mutant, *args, **kwargs)
+
+    monkeypatch.setattr(mutate.Workspace, "run", counted)
+    found = mutate.mutants_of("mod", TINY)
+    assert mutate.main(["mod", "--jobs", "1", "--within", "clamp"]) == 1  # x > 9 and x >= 10 survive
+    assert ran == [-1] + [m.index for m in found if m.function == "clamp"]
+    assert "| mod    | 6       | 4      | 2        |" in capsys.readouterr().out
+    log = tmp_path / "run.log"
+    log.write_text(
+        "  survived: mod:3 (clamp): `x > 10` -> `x > 9`\nsurvived: mod:10 (count_to): `i = 0` -> `i = 1`\n"
+    )
+    ran.clear()
+    assert mutate.main(["mod", "--jobs", "1", "--retry", str(log)]) == 1
+    assert ran == [-1] + [
+        m.index for m in found if (m.original, m.mutated) in {("x > 10", "x > 9"), ("i = 0", "i = 1")}
+    ]
+    out = capsys.readouterr().out
+    assert "| mod    | 2       | 0      | 2        |" in out and "below" not in out
