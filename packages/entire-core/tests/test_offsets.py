@@ -358,3 +358,43 @@ def test_read_all_is_empty_for_what_is_no_file(tmp_path: Path) -> None:
     assert read_all(str(tmp_path / "missing")) == b""
     assert read_all(str(tmp_path)) == b""
     assert read_all(str(tmp_path / "f" / "below")) == b""
+
+
+def test_line_start_is_the_byte_each_line_starts_at_and_the_length_past_the_last() -> None:
+    data = b"a\nbb\n\nccc"
+    assert [offsets.line_start(data, n) for n in range(-1, 6)] == [0, 0, 2, 5, 6, 9, 9]
+    # a first line that is empty: line 1 starts at byte 1, and there is no line 2
+    assert [offsets.line_start(b"\nx", n) for n in range(3)] == [0, 1, 2]
+
+
+def test_lines_from_gives_the_complete_lines_from_a_line_on_and_how_many_there_are(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\r\ntwo\nthree\npartial")
+    assert offsets.lines_from(str(path), 0) == ([b"one", b"two", b"three"], 3)
+    assert offsets.lines_from(str(path), -2) == ([b"one", b"two", b"three"], 3)
+    assert offsets.lines_from(str(path), 2) == ([b"three"], 3)
+    assert offsets.lines_from(str(tmp_path / "not-there.jsonl"), 0) == ([], 0)
+
+
+def test_line_start_in_takes_line_0_as_its_begin_without_opening_the_file(tmp_path: Path) -> None:
+    assert offsets.line_start_in(str(tmp_path / "not-there.jsonl"), 7, 0) == 7
+
+
+def test_a_mark_is_trusted_from_the_first_byte_on_and_never_for_line_0(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\nab\ncd\n")
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    positions.remember(str(path), 1, 1)  # line 1 ends at byte 1: the file starts with an empty line
+    assert positions.byte_of(str(path), 1) == 1
+    positions.remember(str(path), 0, 4)  # a byte for line 0 other than 0, a newline before it: never so
+    assert positions.byte_of(str(path), 0) == 0
+    assert positions.line_end(str(path), 0) == 0
+
+
+def test_a_mark_at_byte_0_for_a_later_line_is_not_trusted(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"ab\ncd\n")
+    positions = offsets.LinePositions(str(tmp_path / "positions.json"))
+    positions.remember(str(path), 1, 0)
+    assert positions.byte_of(str(path), 1) is None
+    assert positions.line_end(str(path), 1) == 3
