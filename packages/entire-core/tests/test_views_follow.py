@@ -59,7 +59,10 @@ def tail_from(session: bytes, back: int) -> bytes:
 # -- when a view is made anew --------------------------------------------------------------------------
 
 
-def test_only_a_session_s_first_view_removes_the_views_of_sessions_long_untouched(tmp_path: Path) -> None:
+def test_a_view_made_anew_of_the_same_file_leaves_the_views_of_sessions_long_untouched(
+    tmp_path: Path,
+) -> None:
+    """They are removed when a view of another file is made (a session's first view), not at every rebuild."""
     t = small_session(tmp_path)
     stale = t.meta_path.with_name("gone.json")
     stale.write_text("{}")
