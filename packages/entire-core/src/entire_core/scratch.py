@@ -58,6 +58,9 @@ class Scratch:
 
     __slots__ = ("directory",)
 
+    DIGEST = 24
+    """Hex digits of a key's digest in a state file's name (``file``), by which ``states`` knows one."""
+
     def __init__(self, repo_root: str, agent_name: str) -> None:
         self.directory = directory(repo_root, agent_name)
 
@@ -69,7 +72,7 @@ class Scratch:
         """The JSON file holding state of ``kind`` about ``key`` (``path_key`` of a file, or an id)."""
         from entire_core._digest import sha256_hex
 
-        digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[:24]
+        digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[: self.DIGEST]
         return self.path(f"{kind}-{digest}.json")
 
     def states(self) -> list[str]:
@@ -79,9 +82,9 @@ class Scratch:
             names = sorted(os.listdir(self.directory))
         except OSError:
             return []
-        digits = frozenset("0123456789abcdef")
+        digits, tail = frozenset("0123456789abcdef"), self.DIGEST + len(".json")
         return [self.path(name) for name in names
-                if name.endswith(".json") and name[-30:-29] == "-" and set(name[-29:-5]) <= digits]  # fmt: skip
+                if name.endswith(".json") and name[-tail - 1 : -tail] == "-" and set(name[-tail:-5]) <= digits]  # fmt: skip
 
     def load(self, kind: str, key: str, *, earlier: str = "", durable: bool = False) -> dict[str, Any]:
         """The state saved for ``key``, or an empty dict when there is none or it cannot be read.
